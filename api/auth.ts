@@ -1,0 +1,27 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "./deps";
+
+/**
+ * Resolves the merchant of `Authorization: Bearer <api_key>` before the body is validated, so
+ * a request without a valid key is a 401 whatever else is wrong with it.
+ */
+export function merchantAuth(deps: AppDeps) {
+  return new Elysia().derive({ as: "scoped" }, ({ headers }) => ({
+    merchant: deps.services.merchants.authenticateApiKey(headers.authorization),
+  }));
+}
+
+/** The merchant of the web payments token in the path of a public route. */
+export function tokenAuth(deps: AppDeps) {
+  return new Elysia().derive({ as: "scoped" }, ({ params }) => ({
+    merchant: deps.services.merchants.authenticateToken((params as { token?: string }).token ?? ""),
+  }));
+}
+
+/** The Idempotency-Key header, or the idempotency_id body field. */
+export function idempotencyKeyOf(headers: Record<string, string | undefined>, body: unknown): string | undefined {
+  const header = headers["idempotency-key"];
+  if (header) return header;
+  const field = (body as { idempotency_id?: unknown } | undefined)?.idempotency_id;
+  return typeof field === "string" && field !== "" ? field : undefined;
+}

@@ -1,0 +1,54 @@
+import type { Database } from "bun:sqlite";
+import type { Config } from "../config";
+import type { SandboxClock } from "../lib/clock";
+import type { EventBus } from "../lib/events";
+import type { Logger } from "../lib/logger";
+import { CustomerService } from "./customers/service";
+import { MerchantService } from "./merchants/service";
+import { PaymentMethodService } from "./payment-methods/service";
+import { TransactionService } from "./transactions/service";
+import { randomToken } from "../lib/crypto";
+
+/** Everything a module needs, built once by createApp and handed to every plugin. */
+export interface AppDeps {
+  db: Database;
+  config: Config;
+  /** The base URL integrators reach this sandbox at. */
+  publicUrl: string;
+  clock: SandboxClock;
+  events: EventBus;
+  log: Logger;
+  services: Services;
+  /** Background loops (the real-time clock ticker, the webhook dispatcher, ...): started by server.ts, and by tests that need them. */
+  workers: Worker[];
+}
+
+export interface Worker {
+  name: string;
+  start(): void;
+  stop(): Promise<void> | void;
+}
+
+export interface Services {
+  merchants: MerchantService;
+  customers: CustomerService;
+  paymentMethods: PaymentMethodService;
+  transactions: TransactionService;
+}
+
+/** A secret of this database, created on first use (the fingerprint key). */
+export function databaseSecret(db: Database, name: string): string {
+  const existing = db.query<{ value: string }, [string]>("SELECT value FROM sandbox_settings WHERE name = ?").get(name);
+  if (existing) return existing.value;
+  const value = randomToken("", 32);
+  db.query("INSERT INTO sandbox_settings (name, value) VALUES (?, ?)").run(name, value);
+  return value;
+}
+
+export function createServices(db: Database, clock: SandboxClock, events: EventBus): Services {
+  const merchants = new MerchantService(db, clock);
+  const customers = new CustomerService(db, clock, events);
+  const paymentMethods = new PaymentMethodService(db, clock, customers, databaseSecret(db, "fingerprint_key"));
+  const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
+  return { merchants, customers, paymentMethods, transactions };
+}

@@ -1,0 +1,121 @@
+/**
+ * Domain errors and the one place that renders every non-2xx answer as the error envelope
+ * `{ message, code, errors?, ...context }` (DESIGN §7). Elysia's own validation, parse,
+ * not-found and body-size errors are mapped here too, so no default Elysia shape leaks.
+ */
+import { API_ERROR_STATUS, type ApiErrorBody, type ApiErrorCode } from "../payjs/codes";
+import type { FieldErrors } from "../payjs/validation";
+import type { Logger } from "../lib/logger";
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly context: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = API_ERROR_STATUS[code];
+  }
+
+  toBody(): ApiErrorBody {
+    return { message: this.message, code: this.code, ...this.context };
+  }
+}
+
+export class ValidationFailed extends ApiError {
+  constructor(
+    readonly errors: FieldErrors,
+    message = firstMessage(errors),
+  ) {
+    super("validation_error", message, { errors });
+  }
+}
+
+function firstMessage(errors: FieldErrors): string {
+  const all = Object.values(errors).flat();
+  const first = all[0] ?? "The given data was invalid.";
+  return all.length > 1 ? `${first} (and ${all.length - 1} more error${all.length > 2 ? "s" : ""})` : first;
+}
+
+/** Throws a 422 when any rule failed. */
+export function assertValid(errors: FieldErrors): void {
+  if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+}
+
+export const notFound = (what: string) => new ApiError("not_found", `${what} not found.`);
+export const invalidState = (message: string, context: Record<string, unknown> = {}) =>
+  new ApiError("invalid_state", message, context);
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** TypeBox error paths are JSON pointers ("/meta/tax"); the envelope uses dotted names ("meta.tax"). */
+function fieldName(path: string | undefined): string {
+  const name = (path ?? "").replace(/^\//, "").replace(/\//g, ".");
+  return name === "" ? "body" : name;
+}
+
+function friendlyTypeMessage(field: string, message: string): string {
+  if (message === "Expected required property") return `The ${field} field is required.`;
+  if (message === "Unexpected property") return `The ${field} field is not allowed.`;
+  return `The ${field} is invalid: ${message.charAt(0).toLowerCase()}${message.slice(1)}.`;
+}
+
+interface ElysiaLikeError {
+  status?: number;
+  all?: { path?: string; message: string }[];
+  message?: string;
+  type?: string;
+}
+
+/**
+ * Turns any thrown value into the envelope. `code` is Elysia's error code for its own errors.
+ */
+export function renderError(
+  code: string | number,
+  error: unknown,
+  requestId: string,
+  log: Logger,
+  request?: Request,
+): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
+  let apiError: ApiError;
+  // Elysia wraps what a parser throws in its ParseError; the original is the cause.
+  const cause = (error as { cause?: unknown })?.cause;
+  if (error instanceof ApiError) {
+    apiError = error;
+  } else if (code === "PARSE" && cause instanceof ApiError) {
+    apiError = cause;
+  } else if (code === "VALIDATION") {
+    const all = (error as ElysiaLikeError).all ?? [];
+    const errors: FieldErrors = {};
+    const where = (error as ElysiaLikeError).type;
+    for (const issue of all) {
+      // TypeBox reports a union mismatch next to the specific one; keep the specific messages.
+      if (issue.message === "Expected union value" && all.length > 1) continue;
+      const field = fieldName(issue.path);
+      const messages = (errors[field] ??= []);
+      const message = friendlyTypeMessage(field, issue.message);
+      if (!messages.includes(message)) messages.push(message);
+    }
+    if (Object.keys(errors).length === 0) errors[where === "query" ? "query" : "body"] = ["The request is invalid."];
+    apiError = new ValidationFailed(errors);
+  } else if (code === "PARSE") {
+    apiError = new ApiError("malformed_json", "The request body is not valid JSON.");
+  } else if (code === "NOT_FOUND") {
+    const path = request ? new URL(request.url).pathname : "";
+    apiError = new ApiError("not_found", `No route for ${request?.method ?? ""} ${path}.`.replace("  ", " "));
+  } else if ((error as ElysiaLikeError)?.status === 413) {
+    apiError = new ApiError("payload_too_large", "The request body may not be larger than 1 MiB.");
+  } else {
+    log.error(`request ${requestId} failed: ${(error as Error)?.stack ?? String(error)}`);
+    apiError = new ApiError("internal_error", `Internal error; see the sandbox log for request ${requestId}.`, {
+      request_id: requestId,
+    });
+  }
+  return {
+    status: apiError.status,
+    body: apiError.toBody(),
+    headers: { ...apiError.headers, "x-request-id": requestId },
+  };
+}

@@ -1,0 +1,211 @@
+import type { Database } from "bun:sqlite";
+import { constantTimeEqual, randomToken, sha256Hex } from "../../lib/crypto";
+import { ApiError, notFound } from "../errors";
+import type { SandboxClock } from "../../lib/clock";
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  email: string;
+  web_payments_token: string;
+  web_payments_token_hash: string;
+  api_key: string;
+  api_key_hash: string;
+  webhook_secret: string;
+  avs_zip: number;
+  avs_street: number;
+  advanced_customization: number;
+  ach_settlement_days: number;
+  clock_offset_ms: number;
+  is_default: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MerchantSettings {
+  avs_zip: boolean;
+  avs_street: boolean;
+  advanced_customization: boolean;
+  ach_settlement_days: number;
+}
+
+export interface Merchant {
+  id: string;
+  name: string;
+  email: string;
+  web_payments_token: string;
+  api_key: string;
+  webhook_secret: string;
+  is_default: boolean;
+  settings: MerchantSettings;
+  created_at: string;
+  updated_at: string;
+}
+
+export const DEFAULT_MERCHANT_NAME = "Sandbox Merchant";
+
+export function settingsOf(row: MerchantRow): MerchantSettings {
+  return {
+    avs_zip: row.avs_zip === 1,
+    avs_street: row.avs_street === 1,
+    advanced_customization: row.advanced_customization === 1,
+    ach_settlement_days: row.ach_settlement_days,
+  };
+}
+
+export function merchantRecord(row: MerchantRow): Merchant {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    web_payments_token: row.web_payments_token,
+    api_key: row.api_key,
+    webhook_secret: row.webhook_secret,
+    is_default: row.is_default === 1,
+    settings: settingsOf(row),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Merchants, their keys and settings; authentication of API keys and web payments tokens. */
+export class MerchantService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: SandboxClock,
+  ) {}
+
+  private byHash(column: "api_key_hash" | "web_payments_token_hash", secret: string): MerchantRow | null {
+    const hash = sha256Hex(secret);
+    const row = this.db.query<MerchantRow, [string]>(`SELECT * FROM merchants WHERE ${column} = ?`).get(hash);
+    // The lookup is by hash, so its timing says nothing about the key; confirm in constant time.
+    if (!row) return null;
+    const stored = column === "api_key_hash" ? row.api_key : row.web_payments_token;
+    return constantTimeEqual(stored, secret) ? row : null;
+  }
+
+  get(id: string): MerchantRow | null {
+    return this.db.query<MerchantRow, [string]>("SELECT * FROM merchants WHERE id = ?").get(id);
+  }
+
+  getDefault(): MerchantRow {
+    const row = this.db.query<MerchantRow, []>("SELECT * FROM merchants WHERE is_default = 1").get();
+    if (!row) throw new Error("the default merchant is missing; ensureDefault() was not called");
+    return row;
+  }
+
+  list(): MerchantRow[] {
+    return this.db.query<MerchantRow, []>("SELECT * FROM merchants ORDER BY created_at, id").all();
+  }
+
+  /** Creates the default merchant with the configured keys, or brings its keys in line with them. */
+  ensureDefault(webPaymentsToken: string, apiKey: string): MerchantRow {
+    const existing = this.db.query<MerchantRow, []>("SELECT * FROM merchants WHERE is_default = 1").get();
+    if (!existing) return this.create({ name: DEFAULT_MERCHANT_NAME, webPaymentsToken, apiKey, isDefault: true });
+    if (existing.api_key !== apiKey || existing.web_payments_token !== webPaymentsToken) {
+      this.db
+        .query(
+          "UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ? WHERE id = ?",
+        )
+        .run(apiKey, sha256Hex(apiKey), webPaymentsToken, sha256Hex(webPaymentsToken), existing.id);
+    }
+    return this.get(existing.id)!;
+  }
+
+  create(input: {
+    name: string;
+    email?: string;
+    webPaymentsToken?: string;
+    apiKey?: string;
+    isDefault?: boolean;
+    settings?: Partial<MerchantSettings>;
+  }): MerchantRow {
+    const id = crypto.randomUUID();
+    const token = input.webPaymentsToken ?? randomToken("wpt_");
+    const apiKey = input.apiKey ?? randomToken("sk_sandbox_");
+    const now = this.clock.timestamp(id);
+    const s = input.settings ?? {};
+    try {
+      this.db
+        .query(
+          `INSERT INTO merchants (id, name, email, web_payments_token, web_payments_token_hash, api_key, api_key_hash,
+             webhook_secret, avs_zip, avs_street, advanced_customization, ach_settlement_days, is_default, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          input.name,
+          input.email ?? "",
+          token,
+          sha256Hex(token),
+          apiKey,
+          sha256Hex(apiKey),
+          randomToken("whsec_"),
+          s.avs_zip ? 1 : 0,
+          s.avs_street ? 1 : 0,
+          s.advanced_customization ? 1 : 0,
+          s.ach_settlement_days ?? 2,
+          input.isDefault ? 1 : 0,
+          now,
+          now,
+        );
+    } catch (error) {
+      if (String(error).includes("UNIQUE")) {
+        throw new ApiError("validation_error", "That key is already in use by another merchant.", {
+          errors: { api_key: ["That key is already in use by another merchant."] },
+        });
+      }
+      throw error;
+    }
+    return this.get(id)!;
+  }
+
+  updateSettings(id: string, settings: Partial<MerchantSettings>): MerchantRow {
+    const row = this.get(id);
+    if (!row) throw notFound("Merchant");
+    const next = { ...settingsOf(row), ...settings };
+    this.db
+      .query(
+        "UPDATE merchants SET avs_zip = ?, avs_street = ?, advanced_customization = ?, ach_settlement_days = ?, updated_at = ? WHERE id = ?",
+      )
+      .run(
+        next.avs_zip ? 1 : 0,
+        next.avs_street ? 1 : 0,
+        next.advanced_customization ? 1 : 0,
+        next.ach_settlement_days,
+        this.clock.timestamp(id),
+        id,
+      );
+    return this.get(id)!;
+  }
+
+  /**
+   * The merchant of an `Authorization: Bearer <api_key>` header.
+   * 401 when missing or unknown; 403 when it is the public web payments token.
+   */
+  authenticateApiKey(authorization: string | null | undefined): MerchantRow {
+    if (!authorization) {
+      throw new ApiError("unauthenticated", "Missing API key: send the header Authorization: Bearer <api_key>.");
+    }
+    const key = BEARER.exec(authorization)?.[1];
+    if (!key) throw new ApiError("unauthenticated", "The Authorization header must be: Bearer <api_key>.");
+    const merchant = this.byHash("api_key_hash", key);
+    if (merchant) return merchant;
+    if (this.byHash("web_payments_token_hash", key)) {
+      throw new ApiError(
+        "forbidden",
+        "The web payments token is public: it can tokenize and run pay(), nothing else. Use the merchant's API key.",
+      );
+    }
+    throw new ApiError("unauthenticated", "Invalid API key.");
+  }
+
+  /** The merchant of a web payments token in a public URL; 401 when unknown. */
+  authenticateToken(token: string): MerchantRow {
+    const merchant = this.byHash("web_payments_token_hash", token);
+    if (!merchant) throw new ApiError("unauthenticated", "Unknown web payments token.");
+    return merchant;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Shared TypeBox schemas: the records and envelopes every route documents. Route-specific
+ * bodies live in each resource's model.ts.
+ */
+import { t, type TSchema } from "elysia";
+
+const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)", examples: ["2026-11-21 15:40:00"] });
+const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+
+export const ErrorBody = t.Object(
+  {
+    message: t.String(),
+    code: t.String({ description: "one of the documented error codes" }),
+    errors: t.Optional(t.Record(t.String(), t.Array(t.String()))),
+  },
+  { additionalProperties: true, description: "The error envelope of every non-2xx answer" },
+);
+
+export const Meta = t.Record(t.String(), t.Unknown(), {
+  description: "Free-form: reference, memo, subtotal, tax, lineItems and any other member, kept as given",
+});
+
+export const CustomerRecord = t.Object({
+  id: t.String(),
+  firstname: t.String(),
+  lastname: t.String(),
+  company: t.String(),
+  email: t.String(),
+  phone: t.String(),
+  address_1: t.String(),
+  address_2: t.String(),
+  address_city: t.String(),
+  address_state: t.String(),
+  address_zip: t.String(),
+  address_country: t.String(),
+  reference: t.String(),
+  notes: Nullable(t.String()),
+  options: Nullable(t.Record(t.String(), t.Unknown())),
+  cc_emails: Nullable(t.Array(t.String())),
+  cc_sms: Nullable(t.Array(t.String())),
+  allow_invoice_credit_card_payments: t.Boolean(),
+  gravatar: t.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  deleted_at: NullableTimestamp,
+});
+
+export const PaymentMethodRecord = t.Object({
+  id: t.String(),
+  customer_id: t.String(),
+  merchant_id: t.String(),
+  method: t.Union([t.Literal("card"), t.Literal("bank")]),
+  person_name: t.String(),
+  nickname: t.String(),
+  has_cvv: t.Boolean(),
+  card_type: Nullable(t.String()),
+  card_last_four: Nullable(t.String()),
+  card_exp: Nullable(t.String({ description: "MMYY" })),
+  bank_name: Nullable(t.String()),
+  bank_type: Nullable(t.String()),
+  bank_holder_type: Nullable(t.String()),
+  bank_last_four: Nullable(t.String()),
+  address_zip: Nullable(t.String()),
+  address_1: Nullable(t.String()),
+  fingerprint: t.String({ description: "Same card or account → same fingerprint, within this sandbox" }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  deleted_at: NullableTimestamp,
+  customer: CustomerRecord,
+});
+
+const transactionFields = {
+  id: t.String(),
+  parent_id: Nullable(t.String()),
+  invoice_id: t.String({ description: "empty when the transaction pays no invoice" }),
+  customer_id: t.String(),
+  payment_method_id: t.String(),
+  payment_method: t.Object({
+    id: t.String(),
+    customer: CustomerRecord,
+    method: t.String(),
+    card_type: Nullable(t.String()),
+    card_last_four: Nullable(t.String()),
+    card_exp: Nullable(t.String()),
+    bank_name: Nullable(t.String()),
+    bank_type: Nullable(t.String()),
+    person_name: t.String(),
+  }),
+  method: t.Union([t.Literal("card"), t.Literal("bank")]),
+  type: t.Union([
+    t.Literal("charge"),
+    t.Literal("pre_auth"),
+    t.Literal("capture"),
+    t.Literal("void"),
+    t.Literal("refund"),
+  ]),
+  success: t.Boolean(),
+  total: t.Number(),
+  last_four: t.String(),
+  auth_id: Nullable(t.String()),
+  issuer_auth_code: Nullable(t.String()),
+  message: Nullable(t.String()),
+  decline_code: Nullable(t.String()),
+  meta: Meta,
+  is_manual: t.Boolean(),
+  is_merchant_present: t.Boolean(),
+  receipt_email_at: NullableTimestamp,
+  receipt_sms_at: NullableTimestamp,
+  reference_id: t.String(),
+  source: Nullable(t.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  pre_auth: t.Boolean(),
+  is_captured: t.Boolean(),
+  total_refunded: t.Number(),
+  is_refundable: t.Boolean(),
+  is_voidable: t.Boolean(),
+  is_voided: t.Boolean(),
+  batch_id: Nullable(t.String()),
+  settled_at: NullableTimestamp,
+};
+
+/** Children (captures, voids, refunds) have no children of their own. */
+export const ChildTransactionRecord = t.Object({ ...transactionFields, child_transactions: t.Array(t.Unknown()) });
+export const TransactionRecord = t.Object({
+  ...transactionFields,
+  child_transactions: t.Array(ChildTransactionRecord),
+});
+
+export const DeclinedBody = t.Object({
+  message: t.String(),
+  code: t.Literal("payment_declined"),
+  transaction: TransactionRecord,
+});
+
+export const MerchantRecord = t.Object({
+  id: t.String(),
+  name: t.String(),
+  email: t.String(),
+  web_payments_token: t.String(),
+  api_key: t.String(),
+  webhook_secret: t.String({ description: "Signs webhook deliveries (PaySandbox-Signature)" }),
+  is_default: t.Boolean(),
+  settings: t.Object({
+    avs_zip: t.Boolean(),
+    avs_street: t.Boolean(),
+    advanced_customization: t.Boolean(),
+    ach_settlement_days: t.Integer(),
+  }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+/** The list envelope of DESIGN §5 around a record schema. */
+export const PageOf = <T extends TSchema>(item: T) =>
+  t.Object({
+    current_page: t.Integer(),
+    per_page: t.Integer(),
+    total: t.Integer(),
+    last_page: t.Integer(),
+    from: Nullable(t.Integer()),
+    to: Nullable(t.Integer()),
+    data: t.Array(item),
+    next_page_url: Nullable(t.String()),
+    prev_page_url: Nullable(t.String()),
+  });
+
+export const PageQuery = {
+  page: t.Optional(t.Integer({ minimum: 1, description: "1-based page number" })),
+  per_page: t.Optional(t.Integer({ minimum: 1, maximum: 200, description: "records per page (default 25)" })),
+};
+
+/** The error answers every authenticated route can give. */
+export const AUTH_ERRORS = { 401: ErrorBody, 403: ErrorBody, 422: ErrorBody } as const;

@@ -1,0 +1,300 @@
+import type { Database } from "bun:sqlite";
+import type { SandboxClock } from "../../lib/clock";
+import { hmacHex } from "../../lib/crypto";
+import { detectBrand, digitsOnly, isCardNumberValid, cvvLength, type CardBrand } from "../../payjs/card-rules";
+import { MESSAGES } from "../../payjs/messages";
+import {
+  addError,
+  validateAvs,
+  validateBankFields,
+  validateCardExp,
+  validateCustomerFields,
+  validateMethod,
+  validatePersonName,
+  type FieldErrors,
+} from "../../payjs/validation";
+import { bankOutcome, findTestCard, type Outcome } from "../../processor/test-data";
+import { customerRecord, type Customer, type CustomerInput, type CustomerService } from "../customers/service";
+import { ApiError, assertValid, invalidState, notFound } from "../errors";
+import type { MerchantRow } from "../merchants/service";
+import { settingsOf } from "../merchants/service";
+
+export interface PaymentMethodRow {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  method: "card" | "bank";
+  person_name: string;
+  card_type: CardBrand | null;
+  card_last_four: string | null;
+  card_exp: string | null;
+  bank_name: string | null;
+  bank_type: string | null;
+  bank_holder_type: string | null;
+  bank_last_four: string | null;
+  bank_routing: string | null;
+  address_zip: string | null;
+  address_1: string | null;
+  has_cvv: number;
+  fingerprint: string;
+  outcome: Outcome;
+  nickname: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/** The payment method record: everything but the number, which the sandbox never keeps. */
+export interface PaymentMethod {
+  id: string;
+  customer_id: string;
+  merchant_id: string;
+  method: "card" | "bank";
+  person_name: string;
+  nickname: string;
+  has_cvv: boolean;
+  card_type: CardBrand | null;
+  card_last_four: string | null;
+  card_exp: string | null;
+  bank_name: string | null;
+  bank_type: string | null;
+  bank_holder_type: string | null;
+  bank_last_four: string | null;
+  address_zip: string | null;
+  address_1: string | null;
+  fingerprint: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  customer: Customer;
+}
+
+/** The body of POST /webpayment/{token}/tokenize (DESIGN §5; docs/mobile.md). */
+export interface TokenizeInput extends CustomerInput {
+  method?: string;
+  customer_id?: string;
+  person_name?: string;
+  card_number?: string;
+  card_cvv?: string;
+  card_exp?: string;
+  bank_account?: string;
+  bank_routing?: string;
+  bank_type?: string;
+  bank_holder_type?: string;
+  bank_name?: string;
+}
+
+const CUSTOMER_FIELDS = [
+  "firstname",
+  "lastname",
+  "company",
+  "email",
+  "phone",
+  "address_1",
+  "address_2",
+  "address_city",
+  "address_state",
+  "address_zip",
+  "address_country",
+] as const;
+
+/** "Ada King Lovelace" → firstname "Ada", lastname "King Lovelace". */
+function splitName(personName: string): { firstname: string; lastname: string } {
+  const parts = personName.trim().split(/\s+/);
+  return { firstname: parts[0] ?? "", lastname: parts.slice(1).join(" ") };
+}
+
+export class PaymentMethodService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: SandboxClock,
+    private readonly customers: CustomerService,
+    /** Key of the card fingerprints, one per database. */
+    private readonly fingerprintKey: string,
+  ) {}
+
+  find(merchantId: string, id: string): PaymentMethodRow | null {
+    return this.db
+      .query<PaymentMethodRow, [string, string]>("SELECT * FROM payment_methods WHERE id = ? AND merchant_id = ?")
+      .get(id, merchantId);
+  }
+
+  get(merchantId: string, id: string): PaymentMethodRow {
+    const row = this.find(merchantId, id);
+    if (!row) throw notFound("Payment method");
+    return row;
+  }
+
+  record(row: PaymentMethodRow): PaymentMethod {
+    return {
+      id: row.id,
+      customer_id: row.customer_id,
+      merchant_id: row.merchant_id,
+      method: row.method,
+      person_name: row.person_name,
+      nickname: row.nickname,
+      has_cvv: row.has_cvv === 1,
+      card_type: row.card_type,
+      card_last_four: row.card_last_four,
+      card_exp: row.card_exp,
+      bank_name: row.bank_name,
+      bank_type: row.bank_type,
+      bank_holder_type: row.bank_holder_type,
+      bank_last_four: row.bank_last_four,
+      address_zip: row.address_zip,
+      address_1: row.address_1,
+      fingerprint: row.fingerprint,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      deleted_at: row.deleted_at,
+      customer: customerRecord(this.customers.get(row.merchant_id, row.customer_id)),
+    };
+  }
+
+  listForCustomer(merchantId: string, customerId: string): PaymentMethod[] {
+    this.customers.get(merchantId, customerId);
+    return this.db
+      .query<PaymentMethodRow, [string, string]>(
+        "SELECT * FROM payment_methods WHERE merchant_id = ? AND customer_id = ? AND deleted_at IS NULL ORDER BY created_at, id",
+      )
+      .all(merchantId, customerId)
+      .map((row) => this.record(row));
+  }
+
+  /** Soft delete: it stays readable but can no longer be charged. */
+  delete(merchantId: string, id: string): PaymentMethod {
+    const row = this.get(merchantId, id);
+    if (!row.deleted_at) {
+      const now = this.clock.timestamp(merchantId);
+      this.db.query("UPDATE payment_methods SET deleted_at = ?, updated_at = ? WHERE id = ?").run(now, now, id);
+    }
+    return this.record(this.get(merchantId, id));
+  }
+
+  /** A payment method that can be charged now: not deleted, and a card not past its expiry. */
+  chargeable(merchantId: string, id: string): PaymentMethodRow {
+    const row = this.find(merchantId, id);
+    // Like a path id, a referenced record of another merchant is indistinguishable from none.
+    if (!row) throw new ApiError("not_found", "Payment method not found.", { param: "payment_method_id" });
+    if (row.deleted_at) throw invalidState("The payment method was deleted and can no longer be charged.");
+    return row;
+  }
+
+  /**
+   * Validates a tokenize request (every rule of DESIGN §7 that applies to tokenizing) and
+   * returns the processor outcome it will have. Throws the 422 with every failed field.
+   */
+  private validate(merchant: MerchantRow, input: TokenizeInput, now: Date): Outcome {
+    const errors: FieldErrors = {};
+    const raw = input as Record<string, unknown>;
+    validateMethod(raw, errors);
+    if (input.customer_id !== undefined && input.customer_id !== "") {
+      if (typeof input.customer_id !== "string" || !this.customers.find(merchant.id, input.customer_id)) {
+        addError(errors, "customer_id", MESSAGES.customerNotFound);
+      }
+    } else {
+      validateCustomerFields(raw, { requireNames: false, requireContact: false }, errors);
+    }
+    validateAvs(raw, settingsOf(merchant), errors);
+    validatePersonName(raw, errors);
+    let outcome: Outcome | undefined;
+    if (input.method === "card") {
+      outcome = this.validateCard(input, now, errors);
+    } else if (input.method === "bank") {
+      validateBankFields(raw, errors);
+      if (!errors.bank_routing && !errors.bank_account) {
+        outcome = bankOutcome(input.bank_routing!, input.bank_account!);
+        if (!outcome) addError(errors, "bank_routing", MESSAGES.routingNotTest);
+      }
+    }
+    assertValid(errors);
+    return outcome!;
+  }
+
+  private validateCard(input: TokenizeInput, now: Date, errors: FieldErrors): Outcome | undefined {
+    const raw = input as Record<string, unknown>;
+    validateCardExp(raw, now, errors);
+    const number = input.card_number;
+    let outcome: Outcome | undefined;
+    if (number === undefined || number === null || number === "") {
+      addError(errors, "card_number", MESSAGES.required("card_number"));
+    } else if (typeof number !== "string" || !/^[\d\s-]+$/.test(number)) {
+      addError(errors, "card_number", MESSAGES.cardNumberDigits);
+    } else if (!isCardNumberValid(number)) {
+      addError(errors, "card_number", MESSAGES.cardNumberInvalid);
+    } else {
+      outcome = findTestCard(digitsOnly(number))?.outcome;
+      if (!outcome) addError(errors, "card_number", MESSAGES.cardNumberNotTest);
+    }
+    const cvv = input.card_cvv;
+    if (cvv !== undefined && cvv !== null && cvv !== "") {
+      const brand = typeof number === "string" ? detectBrand(number) : null;
+      const length = cvvLength(brand);
+      if (typeof cvv !== "string" || !new RegExp(`^\\d{${length}}$`).test(cvv)) {
+        addError(errors, "card_cvv", MESSAGES.cvvInvalid(length));
+      }
+    }
+    return outcome;
+  }
+
+  /**
+   * Tokenizes a card or bank account for a merchant: validates, creates or matches the
+   * customer (or uses the given one), and stores the payment method without the number or CVV.
+   * Call inside a transaction.
+   */
+  tokenize(merchant: MerchantRow, input: TokenizeInput): PaymentMethodRow {
+    const now = this.clock.now(merchant.id);
+    const outcome = this.validate(merchant, input, now);
+    const personName = input.person_name!.trim();
+    let customerId: string;
+    if (input.customer_id) {
+      customerId = input.customer_id;
+    } else {
+      const fields: CustomerInput = {};
+      for (const field of CUSTOMER_FIELDS) if (typeof input[field] === "string") fields[field] = input[field];
+      const names = splitName(personName);
+      fields.firstname = fields.firstname?.trim() || names.firstname;
+      fields.lastname = fields.lastname?.trim() || names.lastname;
+      customerId = this.customers.matchOrInsert(merchant.id, fields).id;
+    }
+    const id = crypto.randomUUID();
+    const timestamp = this.clock.timestamp(merchant.id);
+    const isCard = input.method === "card";
+    const digits = isCard ? digitsOnly(input.card_number!) : input.bank_account!;
+    // The fingerprint tells the same card apart without being reversible to the number.
+    const fingerprint = hmacHex(
+      this.fingerprintKey,
+      `${input.method}:${isCard ? "" : input.bank_routing}:${digits}`,
+    ).slice(0, 32);
+    this.db
+      .query(
+        `INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four, card_exp,
+           bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip, address_1, has_cvv,
+           fingerprint, outcome, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        merchant.id,
+        customerId,
+        input.method!,
+        personName,
+        isCard ? detectBrand(digits) : null,
+        isCard ? digits.slice(-4) : null,
+        isCard ? input.card_exp! : null,
+        isCard ? null : (input.bank_name ?? ""),
+        isCard ? null : input.bank_type!,
+        isCard ? null : input.bank_holder_type!,
+        isCard ? null : digits.slice(-4),
+        isCard ? null : input.bank_routing!,
+        input.address_zip ?? null,
+        input.address_1 ?? null,
+        isCard && input.card_cvv ? 1 : 0,
+        fingerprint,
+        outcome,
+        timestamp,
+        timestamp,
+      );
+    return this.get(merchant.id, id);
+  }
+}

@@ -1,0 +1,121 @@
+import { Elysia, t } from "elysia";
+import { TEST_BANK, TEST_CARDS } from "../../processor/test-data";
+import type { AppDeps } from "../deps";
+import { ApiError } from "../errors";
+import { merchantRecord } from "../merchants/service";
+import { ErrorBody, MerchantRecord } from "../models";
+
+/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const plain = address.replace(/^::ffff:/i, "");
+  return plain === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
+}
+
+/**
+ * Guards a plugin to loopback clients unless --allow-remote is set. In-process requests
+ * (app.handle in tests) have no socket and count as local.
+ */
+export function loopbackOnly(deps: AppDeps) {
+  return new Elysia().onBeforeHandle({ as: "scoped" }, ({ request, server }) => {
+    if (deps.config.allowRemote || !server) return;
+    if (!isLoopback(server.requestIP(request)?.address)) {
+      throw new ApiError(
+        "forbidden",
+        "The /_sandbox routes answer loopback clients only; start with --allow-remote to open them.",
+      );
+    }
+  });
+}
+
+/** The merchant a sandbox control acts on: the one whose API key is sent, else the default merchant. */
+export function sandboxMerchant(deps: AppDeps, authorization: string | undefined) {
+  return authorization
+    ? deps.services.merchants.authenticateApiKey(authorization)
+    : deps.services.merchants.getDefault();
+}
+
+const Settings = t.Object({
+  avs_zip: t.Optional(t.Boolean({ description: "address_zip required and checked" })),
+  avs_street: t.Optional(t.Boolean({ description: "address_1 required and checked" })),
+  advanced_customization: t.Optional(t.Boolean({ description: "custom fields shown on invoices and e-mails" })),
+  ach_settlement_days: t.Optional(t.Integer({ minimum: 0, maximum: 10, description: "business days to settle ACH" })),
+});
+
+const TestCard = t.Object({ number: t.String(), brand: t.String(), outcome: t.String(), description: t.String() });
+
+export function sandboxRoutes(deps: AppDeps) {
+  const { merchants } = deps.services;
+  return new Elysia({ prefix: "/_sandbox", tags: ["Sandbox control"] })
+    .use(loopbackOnly(deps))
+    .post(
+      "/merchants",
+      ({ body }) =>
+        merchantRecord(
+          merchants.create({ name: body?.name ?? "Test Merchant", email: body?.email, settings: body?.settings }),
+        ),
+      {
+        body: t.Optional(
+          t.Object({
+            name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+            email: t.Optional(t.String()),
+            settings: t.Optional(Settings),
+          }),
+        ),
+        response: { 200: MerchantRecord, 403: ErrorBody, 422: ErrorBody },
+        detail: { summary: "Create an isolated merchant with random keys (one per test suite)" },
+      },
+    )
+    .get("/merchants", () => merchants.list().map(merchantRecord), {
+      response: { 200: t.Array(MerchantRecord), 403: ErrorBody },
+      detail: { summary: "List merchants" },
+    })
+    .put("/merchants/:id/settings", ({ params, body }) => merchantRecord(merchants.updateSettings(params.id, body)), {
+      params: t.Object({ id: t.String() }),
+      body: Settings,
+      response: { 200: MerchantRecord, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+      detail: { summary: "Change a merchant's settings" },
+    })
+    .get("/test-cards", () => ({ cards: [...TEST_CARDS], bank: { ...TEST_BANK } }), {
+      response: {
+        200: t.Object({
+          cards: t.Array(TestCard),
+          bank: t.Object({ routing: t.String(), approvingAccount: t.String(), description: t.String() }),
+        }),
+        403: ErrorBody,
+      },
+      detail: { summary: "The test cards and bank account, with what each does" },
+    })
+    .post(
+      "/reset",
+      ({ headers }) => {
+        const merchant = sandboxMerchant(deps, headers.authorization);
+        return { deleted: resetMerchant(deps, merchant.id) };
+      },
+      {
+        response: { 200: t.Object({ deleted: t.Record(t.String(), t.Integer()) }), 401: ErrorBody, 403: ErrorBody },
+        detail: { summary: "Delete every record of the acting merchant (keys and settings stay)" },
+      },
+    );
+}
+
+/**
+ * Deletes every row of a merchant from every table that has a merchant_id column, so tables
+ * added by later migrations are covered without a list to keep up to date.
+ */
+export function resetMerchant(deps: AppDeps, merchantId: string): Record<string, number> {
+  const { db } = deps;
+  const tables = db
+    .query<{ name: string }, []>(
+      "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT IN ('merchants', 'schema_migrations') AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'merchant_id')",
+    )
+    .all()
+    .map((row) => row.name);
+  const deleted: Record<string, number> = {};
+  db.transaction(() => {
+    db.exec("PRAGMA defer_foreign_keys = ON");
+    for (const table of tables)
+      deleted[table] = db.query(`DELETE FROM "${table}" WHERE merchant_id = ?`).run(merchantId).changes;
+  }).immediate();
+  return deleted;
+}

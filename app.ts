@@ -1,0 +1,171 @@
+/**
+ * createApp(deps) composes every module into one Elysia app. server.ts listens with it; tests
+ * build the very same app and call app.handle(new Request(...)).
+ */
+import type { Database } from "bun:sqlite";
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { chargeRoutes } from "./api/charge/index";
+import { customerRoutes } from "./api/customers/index";
+import { createServices, type AppDeps, type Worker } from "./api/deps";
+import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
+import { paymentMethodRoutes } from "./api/payment-methods/index";
+import { sandboxRoutes } from "./api/sandbox/index";
+import { selfRoutes } from "./api/self/index";
+import { transactionRoutes } from "./api/transactions/index";
+import { webpaymentRoutes } from "./api/webpayment/index";
+import { DEFAULT_CONFIG, publicUrlOf, type Config } from "./config";
+import { SandboxClock } from "./lib/clock";
+import { EventBus } from "./lib/events";
+import { createLogger, type Logger } from "./lib/logger";
+import pkg from "./package.json";
+
+export const VERSION: string = pkg.version;
+
+export interface CreateAppOptions {
+  db: Database;
+  config?: Partial<Config>;
+  /** Overrides the public URL (server.ts passes the one it listens on). */
+  publicUrl?: string;
+  clock?: SandboxClock;
+  log?: Logger;
+}
+
+/** Public routes any origin may call from a browser. */
+const CORS_PREFIXES = ["/webpayment/", "/payjs"];
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "content-type, idempotency-key, accept",
+  "access-control-max-age": "600",
+};
+
+/** Reads a body of at most MAX_BODY_BYTES, refusing larger ones without buffering them. */
+async function readBody(request: Request): Promise<string> {
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const tooLarge = () => new ApiError("payload_too_large", "The request body may not be larger than 1 MiB.");
+
+export function buildDeps(options: CreateAppOptions): AppDeps {
+  const config: Config = { ...DEFAULT_CONFIG, ...options.config };
+  const clock = options.clock ?? new SandboxClock(options.db);
+  const events = new EventBus();
+  const log = options.log ?? createLogger({ quiet: config.quiet });
+  const services = createServices(options.db, clock, events);
+  services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
+  return {
+    db: options.db,
+    config,
+    publicUrl: options.publicUrl ?? publicUrlOf(config),
+    clock,
+    events,
+    log,
+    services,
+    workers: [clockTicker(clock)],
+  };
+}
+
+/** Runs every merchant's due jobs once a second of real time, and once at start to catch up. */
+function clockTicker(clock: SandboxClock, intervalMs = 1000): Worker {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  return {
+    name: "clock",
+    start() {
+      clock.tick();
+      timer = setInterval(() => clock.tick(), intervalMs);
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
+
+export function startWorkers(deps: AppDeps): void {
+  for (const worker of deps.workers) worker.start();
+}
+
+export async function stopWorkers(deps: AppDeps): Promise<void> {
+  for (const worker of [...deps.workers].reverse()) await worker.stop();
+}
+
+export function createApp(options: CreateAppOptions) {
+  const deps = buildDeps(options);
+  return composeApp(deps);
+}
+
+export function composeApp(deps: AppDeps) {
+  const requestIds = new WeakMap<Request, { id: string; start: number }>();
+  const app = new Elysia()
+    .decorate("deps", deps)
+    .onRequest(({ request, set }) => {
+      requestIds.set(request, { id: crypto.randomUUID(), start: performance.now() });
+      const path = new URL(request.url).pathname;
+      if (CORS_PREFIXES.some((prefix) => path.startsWith(prefix))) {
+        Object.assign(set.headers, CORS_HEADERS);
+        if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
+      }
+    })
+    .onParse(async ({ request }) => {
+      const text = await readBody(request);
+      if (text.trim() === "") return {};
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new ApiError("malformed_json", "The request body is not valid JSON.");
+      }
+    })
+    .onError(({ code, error, request, set }) => {
+      const rendered = renderError(code, error, requestIds.get(request)?.id ?? "-", deps.log, request);
+      set.status = rendered.status;
+      Object.assign(set.headers, rendered.headers);
+      return rendered.body;
+    })
+    .onAfterResponse(({ request, set }) => {
+      const started = requestIds.get(request);
+      const ms = started ? (performance.now() - started.start).toFixed(1) : "?";
+      // Only the path: query strings and bodies never reach the log.
+      deps.log.info(`${request.method} ${new URL(request.url).pathname} ${set.status ?? 200} ${ms}ms`);
+    })
+    .use(
+      openapi({
+        path: "/openapi",
+        documentation: {
+          info: {
+            title: "paysandbox",
+            version: VERSION,
+            description:
+              "A local sandbox of a card and ACH payment service. Merchant routes take `Authorization: Bearer <api_key>`; public routes take the web payments token in the path.",
+          },
+          components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
+          security: [{ apiKey: [] }],
+        },
+      }),
+    )
+    .use(webpaymentRoutes(deps))
+    .use(chargeRoutes(deps))
+    .use(transactionRoutes(deps))
+    .use(customerRoutes(deps))
+    .use(paymentMethodRoutes(deps))
+    .use(selfRoutes(deps))
+    .use(sandboxRoutes(deps));
+  return app;
+}
+
+export type App = ReturnType<typeof composeApp>;

@@ -1,0 +1,191 @@
+/**
+ * One typed configuration, read once at start: documented defaults, overridden by
+ * PAYSANDBOX_* environment variables, overridden by command-line flags.
+ */
+export interface Config {
+  /** Interface to listen on. */
+  host: string;
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** SQLite file, or ":memory:". */
+  dbPath: string;
+  /** The address integrators reach the sandbox at (script tags, hosted links); derived from host and port when empty. */
+  publicUrl: string;
+  /** Relay receipts through this SMTP server as well as the outbox (smtp://host:port). */
+  smtpUrl: string;
+  /** Web payments token of the default merchant. */
+  defaultWebPaymentsToken: string;
+  /** API key of the default merchant. */
+  defaultApiKey: string;
+  /** Allow /_sandbox routes and the dashboard from non-loopback clients. */
+  allowRemote: boolean;
+  /** Requests per minute for public routes per token and merchant routes per key, e.g. "10/150"; empty = off. */
+  rateLimit: string;
+  /** Fraction (0..1) of requests that fail with a 500 or stall, for testing integrator retries; 0 = off. */
+  chaos: number;
+  /** Rebuild payjs.js when its sources change. */
+  dev: boolean;
+  /** No request log lines. */
+  quiet: boolean;
+  /** Delete the database file before starting. */
+  reset: boolean;
+}
+
+export const DEFAULT_CONFIG: Config = {
+  host: "127.0.0.1",
+  port: 7290,
+  dbPath: "./.paysandbox/sandbox.sqlite",
+  publicUrl: "",
+  smtpUrl: "",
+  defaultWebPaymentsToken: "sandbox_web_payments_token",
+  defaultApiKey: "sandbox_api_key",
+  allowRemote: false,
+  rateLimit: "",
+  chaos: 0,
+  dev: false,
+  quiet: false,
+  reset: false,
+};
+
+interface Option {
+  key: keyof Config;
+  flag: string;
+  env: string;
+  kind: "string" | "number" | "boolean";
+  help: string;
+}
+
+export const OPTIONS: readonly Option[] = [
+  { key: "port", flag: "--port", env: "PAYSANDBOX_PORT", kind: "number", help: "TCP port (0 = any free port)" },
+  { key: "host", flag: "--host", env: "PAYSANDBOX_HOST", kind: "string", help: "interface to listen on" },
+  { key: "dbPath", flag: "--db", env: "PAYSANDBOX_DB", kind: "string", help: "SQLite file, or :memory:" },
+  {
+    key: "publicUrl",
+    flag: "--public-url",
+    env: "PAYSANDBOX_PUBLIC_URL",
+    kind: "string",
+    help: "address integrators use (default http://HOST:PORT)",
+  },
+  {
+    key: "smtpUrl",
+    flag: "--smtp",
+    env: "PAYSANDBOX_SMTP_URL",
+    kind: "string",
+    help: "also relay e-mail to smtp://host:port",
+  },
+  {
+    key: "defaultWebPaymentsToken",
+    flag: "--web-payments-token",
+    env: "PAYSANDBOX_WEB_PAYMENTS_TOKEN",
+    kind: "string",
+    help: "default merchant's web payments token",
+  },
+  {
+    key: "defaultApiKey",
+    flag: "--api-key",
+    env: "PAYSANDBOX_API_KEY",
+    kind: "string",
+    help: "default merchant's API key",
+  },
+  {
+    key: "allowRemote",
+    flag: "--allow-remote",
+    env: "PAYSANDBOX_ALLOW_REMOTE",
+    kind: "boolean",
+    help: "serve /_sandbox and the dashboard to non-loopback clients",
+  },
+  {
+    key: "rateLimit",
+    flag: "--rate-limit",
+    env: "PAYSANDBOX_RATE_LIMIT",
+    kind: "string",
+    help: 'requests/minute: "PUBLIC/MERCHANT", e.g. 10/150',
+  },
+  {
+    key: "chaos",
+    flag: "--chaos",
+    env: "PAYSANDBOX_CHAOS",
+    kind: "number",
+    help: "fraction of requests to fail (0..1)",
+  },
+  {
+    key: "dev",
+    flag: "--dev",
+    env: "PAYSANDBOX_DEV",
+    kind: "boolean",
+    help: "rebuild payjs.js when its sources change",
+  },
+  { key: "quiet", flag: "--quiet", env: "PAYSANDBOX_QUIET", kind: "boolean", help: "no request log" },
+  { key: "reset", flag: "--reset", env: "PAYSANDBOX_RESET", kind: "boolean", help: "start with a fresh database" },
+];
+
+export class ConfigError extends Error {}
+
+function convert(option: Option, raw: string): string | number | boolean {
+  if (option.kind === "boolean") return !["0", "false", "no", "off", ""].includes(raw.toLowerCase());
+  if (option.kind === "number") {
+    const value = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(value)) {
+      throw new ConfigError(`${option.flag} expects a number, got "${raw}"`);
+    }
+    return value;
+  }
+  return raw;
+}
+
+/** Reads env then flags over the defaults. Unknown flags are an error. */
+export function loadConfig(argv: readonly string[], env: Record<string, string | undefined>): Config {
+  const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
+  for (const option of OPTIONS) {
+    const raw = env[option.env];
+    if (raw !== undefined) config[option.key] = convert(option, raw);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg];
+    const option = OPTIONS.find((o) => o.flag === flag);
+    if (!option) throw new ConfigError(`unknown option ${flag} (see --help)`);
+    if (option.kind === "boolean" && inline === undefined) {
+      config[option.key] = true;
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    config[option.key] = convert(option, value);
+  }
+  const result = config as unknown as Config;
+  if (!Number.isInteger(result.port) || result.port < 0 || result.port > 65535) {
+    throw new ConfigError(`--port must be 0..65535, got ${result.port}`);
+  }
+  if (result.chaos < 0 || result.chaos > 1)
+    throw new ConfigError(`--chaos must be between 0 and 1, got ${result.chaos}`);
+  return result;
+}
+
+/** The public base URL: the configured one, or http://host:port. */
+export function publicUrlOf(config: Config, port: number = config.port): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, "");
+  // Integrators type localhost; 127.0.0.1 is what we listen on by default.
+  const host = ["0.0.0.0", "::", "127.0.0.1"].includes(config.host) ? "localhost" : config.host;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+export function helpText(): string {
+  const lines = OPTIONS.map((o) => {
+    const flag = o.kind === "boolean" ? o.flag : `${o.flag} <${o.kind === "number" ? "n" : "value"}>`;
+    const def = DEFAULT_CONFIG[o.key];
+    const shown = def === "" || def === false ? "" : ` (default ${def})`;
+    return `  ${flag.padEnd(28)} ${o.help}${shown}\n  ${"".padEnd(28)} env ${o.env}`;
+  });
+  return [
+    "paysandbox — a local sandbox of a card and ACH payment service",
+    "",
+    "Usage: npm start -- [options]     (or: paysandbox [options])",
+    "",
+    ...lines,
+    "  --help                       print this help",
+    "  --version                    print the version",
+  ].join("\n");
+}

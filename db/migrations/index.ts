@@ -1,0 +1,9 @@
+/**
+ * The migrations, in order. Imported as text so they are embedded in the compiled binary.
+ * Add a file NNN_name.sql and one line here; never edit a migration that has shipped.
+ */
+import m001 from "./001_init.sql" with { type: "text" };
+
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 1, name: "001_init", sql: m001 },
+];

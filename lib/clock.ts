@@ -1,0 +1,78 @@
+import type { Database } from "bun:sqlite";
+import { formatTimestamp } from "./time";
+
+/**
+ * The sandbox clock: real time plus a per-merchant offset that `POST /_sandbox/clock/advance`
+ * moves forward. Every record timestamp, settlement and retry of a merchant reads this clock.
+ */
+/** Runs the jobs due for a merchant at `now` (settlement, webhook retries). Must be synchronous. */
+export type TickListener = (merchantId: string, now: Date) => void;
+
+export class SandboxClock {
+  private readonly offsets = new Map<string, number>();
+  private readonly listeners: TickListener[] = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly realNow: () => number = Date.now,
+  ) {}
+
+  /** Milliseconds the merchant's clock is ahead of real time. */
+  offsetMs(merchantId: string): number {
+    let offset = this.offsets.get(merchantId);
+    if (offset === undefined) {
+      const row = this.db
+        .query<{ clock_offset_ms: number }, [string]>("SELECT clock_offset_ms FROM merchants WHERE id = ?")
+        .get(merchantId);
+      offset = row?.clock_offset_ms ?? 0;
+      this.offsets.set(merchantId, offset);
+    }
+    return offset;
+  }
+
+  now(merchantId: string): Date {
+    return new Date(this.realNow() + this.offsetMs(merchantId));
+  }
+
+  /** The merchant's now as a record timestamp. */
+  timestamp(merchantId: string): string {
+    return formatTimestamp(this.now(merchantId));
+  }
+
+  /** Real time, for what no merchant owns. */
+  realDate(): Date {
+    return new Date(this.realNow());
+  }
+
+  /** Moves the merchant's clock forward (never back), runs the jobs now due, and returns the new now. */
+  advance(merchantId: string, ms: number): Date {
+    const offset = this.offsetMs(merchantId) + Math.max(0, Math.round(ms));
+    this.db.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(offset, merchantId);
+    this.offsets.set(merchantId, offset);
+    this.tick(merchantId);
+    return this.now(merchantId);
+  }
+
+  /** Registers a job runner called on every tick; returns a function that removes it. */
+  onTick(listener: TickListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+
+  /** Runs the job runners for one merchant, or for every merchant when none is given. */
+  tick(merchantId?: string): void {
+    const ids = merchantId
+      ? [merchantId]
+      : this.db
+          .query<{ id: string }, []>("SELECT id FROM merchants")
+          .all()
+          .map((row) => row.id);
+    for (const id of ids) {
+      const now = this.now(id);
+      for (const listener of this.listeners) listener(id, now);
+    }
+  }
+}

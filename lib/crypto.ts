@@ -1,0 +1,27 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export function sha256Hex(value: string): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+export function hmacHex(secret: string, value: string): string {
+  return createHmac("sha256", secret).update(value).digest("hex");
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** A random URL-safe token with a readable prefix. */
+export function randomToken(prefix: string, bytes = 24): string {
+  return prefix + randomBytes(bytes).toString("base64url");
+}
+
+/** Random digits, e.g. for issuer auth codes. */
+export function randomDigits(count: number): string {
+  const bytes = randomBytes(count);
+  return Array.from(bytes, (b) => String(b % 10)).join("");
+}
