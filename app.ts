@@ -9,6 +9,7 @@ import { chargeRoutes } from "./api/charge/index";
 import { customerRoutes } from "./api/customers/index";
 import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
+import { limits } from "./api/limits";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
 import { sandboxRoutes } from "./api/sandbox/index";
 import { selfRoutes } from "./api/self/index";
@@ -143,6 +144,8 @@ export function composeApp(deps: AppDeps) {
       // Only the path: query strings and bodies never reach the log.
       deps.log.info(`${request.method} ${new URL(request.url).pathname} ${set.status ?? 200} ${ms}ms`);
     })
+    // --rate-limit and --chaos (off by default: then no hook at all); before every route.
+    .use(limits(deps))
     .use(
       openapi({
         path: "/openapi",
