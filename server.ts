@@ -3,7 +3,8 @@
  * The CLI entry: parse flags and env → open the database → createApp → listen → banner.
  * `npm start` runs this; so does the compiled binary.
  */
-import { existsSync, rmSync } from "node:fs";
+import { accessSync, constants, existsSync, rmSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { buildDeps, composeApp, startWorkers, stopWorkers, VERSION } from "./app";
 import { ConfigError, helpText, loadConfig, publicUrlOf, type Config } from "./config";
 import { closeDatabase, openDatabase } from "./db/open";
@@ -14,6 +15,7 @@ export function banner(config: Config, url: string, token: string, apiKey: strin
     "",
     `  paysandbox ${VERSION} — local card and ACH payment sandbox`,
     "",
+    `  Dashboard      ${url}/`,
     `  API            ${url}`,
     `  OpenAPI        ${url}/openapi`,
     `  Database       ${dbPath}`,
@@ -30,6 +32,38 @@ export function banner(config: Config, url: string, token: string, apiKey: strin
     `      -d '{"payment_method_id":"<id from tokenize>","total":10.50}'`,
     "",
   ].join("\n");
+}
+
+/**
+ * Why a database cannot live at `path`, as one readable sentence, or null when it can. Checked
+ * before SQLite runs so the user reads "X is a directory" rather than "unable to open database file".
+ */
+export function databasePathProblem(path: string): string | null {
+  if (path === ":memory:") return null;
+  const absolute = resolve(path);
+  let existing: ReturnType<typeof statSync>;
+  try {
+    existing = statSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    existing = undefined; // ENOTDIR: a parent is a file, reported below
+  }
+  if (existing?.isDirectory()) return `the database path ${absolute} is a directory; --db wants a file`;
+  let dir = dirname(absolute);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  if (!statSync(dir).isDirectory())
+    return `cannot create the database at ${absolute}: ${dir} is a file, not a directory`;
+  try {
+    accessSync(existing ? absolute : dir, constants.W_OK);
+  } catch {
+    return `cannot write the database at ${absolute}: ${existing ? absolute : dir} is not writable`;
+  }
+  return null;
+}
+
+/** An error from SQLite or the file system as the user needs it: without stack or errno noise. */
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^E[A-Z]+: /, "").split("\n")[0]!;
 }
 
 function fail(message: string): never {
@@ -53,14 +87,22 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  if (config.reset && config.dbPath !== ":memory:") {
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(config.dbPath + suffix, { force: true });
+  const problem = databasePathProblem(config.dbPath);
+  if (problem) fail(problem);
+  const dbPath = config.dbPath === ":memory:" ? ":memory:" : resolve(config.dbPath);
+  const existed = dbPath !== ":memory:" && existsSync(dbPath);
+  if (config.reset && existed) {
+    try {
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
+    } catch (error) {
+      fail(`cannot reset the database at ${dbPath}: ${reason(error)}`);
+    }
   }
   let db;
   try {
-    db = openDatabase(config.dbPath);
+    db = openDatabase(dbPath);
   } catch (error) {
-    fail(`cannot open the database at ${config.dbPath}: ${(error as Error).message}`);
+    fail(`cannot open the database at ${dbPath}: ${reason(error)}`);
   }
   const log = createLogger({ quiet: config.quiet });
   const deps = buildDeps({ db, config, log, publicUrl: publicUrlOf(config) });
@@ -85,8 +127,8 @@ export async function main(argv: string[]): Promise<void> {
   deps.publicUrl = url;
   startWorkers(deps);
   const merchant = deps.services.merchants.getDefault();
-  const dbPath = config.dbPath === ":memory:" ? ":memory:" : existsSync(config.dbPath) ? config.dbPath : config.dbPath;
-  process.stdout.write(banner(config, url, merchant.web_payments_token, merchant.api_key, dbPath) + "\n");
+  const dbNote = dbPath === ":memory:" ? "" : config.reset && existed ? " (reset)" : existed ? "" : " (created)";
+  process.stdout.write(banner(config, url, merchant.web_payments_token, merchant.api_key, dbPath + dbNote) + "\n");
 
   let stopping = false;
   const shutdown = async (signal: string) => {

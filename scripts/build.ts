@@ -1,0 +1,52 @@
+#!/usr/bin/env bun
+/**
+ * `npm run build`: compiles the sandbox into one executable, dist/paysandbox, that runs with no
+ * node_modules beside it. Everything the server imports is bundled; the files it reads or bundles
+ * at run time (payjs sources, frame and dashboard assets: EMBEDDED_DIRS) are embedded as text by
+ * replacing web/embedded-files.ts, because a compiled binary cannot hand embedded file paths to
+ * Bun.build.
+ *
+ *   bun scripts/build.ts [--outfile dist/paysandbox]
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { EMBEDDED_DIRS, listSourceFiles } from "../web/embedded";
+
+const ROOT = resolve(import.meta.dir, "..");
+
+/** The texts of every embeddable file, keyed by root-relative path. */
+export function collectEmbeddedFiles(root: string = ROOT): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const dir of EMBEDDED_DIRS) {
+    for (const path of listSourceFiles(dir, root)) files[path] = readFileSync(join(root, path), "utf8");
+  }
+  return files;
+}
+
+/** Compiles server.ts into `outfile`; returns its size in bytes and the embedded file count. */
+export async function buildBinary(outfile: string): Promise<{ outfile: string; bytes: number; embedded: number }> {
+  const embedded = collectEmbeddedFiles();
+  const result = await Bun.build({
+    entrypoints: [join(ROOT, "server.ts")],
+    target: "bun",
+    compile: { outfile },
+    files: {
+      [join(ROOT, "web/embedded-files.ts")]:
+        `export const EMBEDDED_FILES: Readonly<Record<string, string>> | null = ${JSON.stringify(embedded)};\n`,
+    },
+  });
+  if (!result.success) {
+    throw new AggregateError(result.logs, `build failed:\n${result.logs.map(String).join("\n")}`);
+  }
+  return { outfile, bytes: statSync(outfile).size, embedded: Object.keys(embedded).length };
+}
+
+if (import.meta.main) {
+  const at = process.argv.indexOf("--outfile");
+  const outfile = resolve(at > 0 && process.argv[at + 1] ? process.argv[at + 1]! : join(ROOT, "dist/paysandbox"));
+  const started = performance.now();
+  const built = await buildBinary(outfile);
+  const mb = (built.bytes / 1024 / 1024).toFixed(1);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`built ${built.outfile} (${mb} MB, ${built.embedded} embedded files) in ${seconds}s\n`);
+}
