@@ -13,6 +13,7 @@ import { limits } from "./api/limits";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
 import { sandboxRoutes } from "./api/sandbox/index";
 import { selfRoutes } from "./api/self/index";
+import { rememberRawBody } from "./api/raw-body";
 import { transactionRoutes } from "./api/transactions/index";
 import { webpaymentRoutes } from "./api/webpayment/index";
 import { DEFAULT_CONFIG, publicUrlOf, type Config } from "./config";
@@ -128,6 +129,7 @@ export function composeApp(deps: AppDeps) {
       if (text.trim() === "") return {};
       try {
         return JSON.parse(text);
+      rememberRawBody(request, text);
       } catch {
         throw new ApiError("malformed_json", "The request body is not valid JSON.");
       }

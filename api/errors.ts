@@ -62,6 +62,16 @@ function friendlyTypeMessage(field: string, message: string): string {
   return `The ${field} is invalid: ${message.charAt(0).toLowerCase()}${message.slice(1)}.`;
 }
 
+/** The value at a JSON pointer ("/meta/tax") inside a parsed body. */
+function valueAt(root: unknown, path: string | undefined): unknown {
+  let node = root;
+  for (const part of (path ?? "").split("/").filter(Boolean)) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+  }
+  return node;
+}
+
 interface ElysiaLikeError {
   status?: number;
   all?: { path?: string; message: string }[];
@@ -90,12 +100,21 @@ export function renderError(
     const all = (error as ElysiaLikeError).all ?? [];
     const errors: FieldErrors = {};
     const where = (error as ElysiaLikeError).type;
+    const value = (error as { value?: unknown }).value;
+    const missing = new Set(
+      all
+        .filter((i) => i.message === "Expected required property" || valueAt(value, i.path) === undefined)
+        .map((i) => fieldName(i.path)),
+    );
     for (const issue of all) {
       // TypeBox reports a union mismatch next to the specific one; keep the specific messages.
       if (issue.message === "Expected union value" && all.length > 1) continue;
       const field = fieldName(issue.path);
       const messages = (errors[field] ??= []);
-      const message = friendlyTypeMessage(field, issue.message);
+      // A missing field is also "not a string": say only that it is required.
+      const message = missing.has(field)
+        ? `The ${field} field is required.`
+        : friendlyTypeMessage(field, issue.message);
       if (!messages.includes(message)) messages.push(message);
     }
     if (Object.keys(errors).length === 0) errors[where === "query" ? "query" : "body"] = ["The request is invalid."];

@@ -17,9 +17,13 @@ export const ErrorBody = t.Object(
   { additionalProperties: true, description: "The error envelope of every non-2xx answer" },
 );
 
-export const Meta = t.Record(t.String(), t.Unknown(), {
-  description: "Free-form: reference, memo, subtotal, tax, lineItems and any other member, kept as given",
-});
+export const Meta = t.Object(
+  {},
+  {
+    additionalProperties: true,
+    description: "Free-form: reference, memo, subtotal, tax, lineItems and any other member, kept as given",
+  },
+);
 
 export const CustomerRecord = t.Object({
   id: t.String(),

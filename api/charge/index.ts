@@ -1,9 +1,10 @@
 import { Elysia, t } from "elysia";
 import { runIdempotent } from "../../lib/idempotency";
-import { parseTotalCents } from "../../payjs/validation";
+import { parseTotalCents, validateMeta } from "../../payjs/validation";
 import { idempotencyKeyOf, merchantAuth } from "../auth";
+import { rawBody } from "../raw-body";
 import type { AppDeps } from "../deps";
-import { ApiError, ValidationFailed } from "../errors";
+import { ApiError, assertValid } from "../errors";
 import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../models";
 import { ChargeBody } from "./model";
 
@@ -11,7 +12,7 @@ export function chargeRoutes(deps: AppDeps) {
   const { transactions } = deps.services;
   return new Elysia({ tags: ["Transactions"] }).use(merchantAuth(deps)).post(
     "/charge",
-    ({ merchant, body, headers, set }) => {
+    ({ merchant, body, headers, set, request }) => {
       const result = runIdempotent(
         deps.db,
         {
@@ -23,7 +24,12 @@ export function chargeRoutes(deps: AppDeps) {
         },
         () => {
           const total = parseTotalCents(body.total);
-          if ("error" in total) throw new ValidationFailed({ total: [total.error] });
+          // meta is kept exactly as sent (the schema normalizer would reshape a wrong type).
+          const meta = rawBody(request).meta ?? {};
+          const errors = validateMeta(meta);
+          if ("error" in total) errors.total = [total.error];
+          assertValid(errors);
+          const totalCents = "cents" in total ? total.cents : 0;
           if (
             body.invoice_id !== undefined &&
             !deps.db.query("SELECT 1 FROM invoices WHERE id = ? AND merchant_id = ?").get(body.invoice_id, merchant.id)
@@ -32,9 +38,9 @@ export function chargeRoutes(deps: AppDeps) {
           }
           const row = transactions.charge(merchant.id, {
             paymentMethodId: body.payment_method_id,
-            totalCents: total.cents,
+            totalCents,
             preAuth: body.pre_auth ?? false,
-            meta: body.meta ?? {},
+            meta: meta as Record<string, unknown>,
             invoiceId: body.invoice_id ?? null,
             source: "api",
             isMerchantPresent: true,

@@ -97,7 +97,7 @@ export class MerchantService {
   }
 
   list(): MerchantRow[] {
-    return this.db.query<MerchantRow, []>("SELECT * FROM merchants ORDER BY created_at, id").all();
+    return this.db.query<MerchantRow, []>("SELECT * FROM merchants ORDER BY created_at, rowid").all();
   }
 
   /** Creates the default merchant with the configured keys, or brings its keys in line with them. */

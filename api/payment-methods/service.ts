@@ -155,7 +155,7 @@ export class PaymentMethodService {
     this.customers.get(merchantId, customerId);
     return this.db
       .query<PaymentMethodRow, [string, string]>(
-        "SELECT * FROM payment_methods WHERE merchant_id = ? AND customer_id = ? AND deleted_at IS NULL ORDER BY created_at, id",
+        "SELECT * FROM payment_methods WHERE merchant_id = ? AND customer_id = ? AND deleted_at IS NULL ORDER BY created_at, rowid",
       )
       .all(merchantId, customerId)
       .map((row) => this.record(row));
