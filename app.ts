@@ -7,13 +7,15 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { chargeRoutes } from "./api/charge/index";
 import { customerRoutes } from "./api/customers/index";
+import { invoiceRoutes } from "./api/invoices/index";
+import { publicInvoiceRoutes } from "./api/invoices/public";
 import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
 import { limits } from "./api/limits";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
+import { rememberRawBody } from "./api/raw-body";
 import { sandboxRoutes } from "./api/sandbox/index";
 import { selfRoutes } from "./api/self/index";
-import { rememberRawBody } from "./api/raw-body";
 import { transactionRoutes } from "./api/transactions/index";
 import { webpaymentRoutes } from "./api/webpayment/index";
 import { DEFAULT_CONFIG, publicUrlOf, type Config } from "./config";
@@ -127,9 +129,9 @@ export function composeApp(deps: AppDeps) {
     .onParse(async ({ request }) => {
       const text = await readBody(request);
       if (text.trim() === "") return {};
+      rememberRawBody(request, text);
       try {
         return JSON.parse(text);
-      rememberRawBody(request, text);
       } catch {
         throw new ApiError("malformed_json", "The request body is not valid JSON.");
       }
@@ -164,6 +166,8 @@ export function composeApp(deps: AppDeps) {
       }),
     )
     .use(webpaymentRoutes(deps))
+    .use(publicInvoiceRoutes(deps))
+    .use(invoiceRoutes(deps))
     .use(chargeRoutes(deps))
     .use(transactionRoutes(deps))
     .use(customerRoutes(deps))

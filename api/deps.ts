@@ -4,6 +4,7 @@ import type { SandboxClock } from "../lib/clock";
 import type { EventBus } from "../lib/events";
 import type { Logger } from "../lib/logger";
 import { CustomerService } from "./customers/service";
+import { InvoiceService } from "./invoices/service";
 import { MerchantService } from "./merchants/service";
 import { PaymentMethodService } from "./payment-methods/service";
 import { TransactionService } from "./transactions/service";
@@ -34,6 +35,7 @@ export interface Services {
   customers: CustomerService;
   paymentMethods: PaymentMethodService;
   transactions: TransactionService;
+  invoices: InvoiceService;
 }
 
 /** A secret of this database, created on first use (the fingerprint key). */
@@ -50,5 +52,6 @@ export function createServices(db: Database, clock: SandboxClock, events: EventB
   const customers = new CustomerService(db, clock, events);
   const paymentMethods = new PaymentMethodService(db, clock, customers, databaseSecret(db, "fingerprint_key"));
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
-  return { merchants, customers, paymentMethods, transactions };
+  const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
+  return { merchants, customers, paymentMethods, transactions, invoices };
 }

@@ -1,0 +1,114 @@
+import { Elysia, t } from "elysia";
+import { runIdempotent } from "../../lib/idempotency";
+import { pageRequest } from "../../lib/pagination";
+import { idempotencyKeyOf, merchantAuth } from "../auth";
+import type { AppDeps } from "../deps";
+import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../models";
+import {
+  InvoiceBody,
+  InvoiceDeclinedBody,
+  InvoiceIdParams,
+  InvoiceListQuery,
+  InvoiceRecord,
+  PayInvoiceBody,
+} from "./model";
+
+const IdempotencyHeaders = t.Object({
+  "idempotency-key": t.Optional(
+    t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
+  ),
+});
+
+/** The merchant's invoices (API key). */
+export function invoiceRoutes(deps: AppDeps) {
+  const { invoices } = deps.services;
+  return new Elysia({ prefix: "/invoice", tags: ["Invoices"] })
+    .use(merchantAuth(deps))
+    .get(
+      "",
+      ({ merchant, query, request }) =>
+        invoices.list(
+          merchant.id,
+          { status: query.status, customerId: query.customer_id, startDate: query.startDate, endDate: query.endDate },
+          pageRequest(query),
+          request.url,
+        ),
+      {
+        query: t.Object({ ...PageQuery, ...InvoiceListQuery }),
+        response: { 200: PageOf(InvoiceRecord), ...AUTH_ERRORS },
+        detail: { summary: "List invoices (newest first)" },
+      },
+    )
+    .post(
+      "",
+      ({ merchant, body, headers, set }) => {
+        const result = runIdempotent(
+          deps.db,
+          {
+            merchantId: merchant.id,
+            scope: "POST /invoice",
+            key: idempotencyKeyOf(headers, undefined),
+            body,
+            now: deps.clock.timestamp(merchant.id),
+          },
+          () => ({ status: 200, body: invoices.record(invoices.createForMerchant(merchant.id, body, deps.publicUrl)) }),
+        );
+        set.status = result.status;
+        if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        return result.body as typeof InvoiceRecord.static;
+      },
+      {
+        body: InvoiceBody,
+        headers: IdempotencyHeaders,
+        response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
+        detail: { summary: "Create an invoice for a customer (status DRAFT)" },
+      },
+    )
+    .get("/:id", ({ merchant, params }) => invoices.recordOf(merchant.id, params.id), {
+      params: InvoiceIdParams,
+      response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
+      detail: { summary: "Get an invoice with its customer and transactions" },
+    })
+    .post(
+      "/:id/pay",
+      ({ merchant, params, body, headers, set }) => {
+        const result = runIdempotent(
+          deps.db,
+          {
+            merchantId: merchant.id,
+            scope: "POST /invoice/pay",
+            key: idempotencyKeyOf(headers, undefined),
+            body: { invoice_id: params.id, ...body },
+            now: deps.clock.timestamp(merchant.id),
+          },
+          () => {
+            const { invoice, transaction } = invoices.pay(merchant.id, params.id, body.payment_method_id, {
+              source: "api",
+              isMerchantPresent: true,
+            });
+            const record = invoices.record(invoice);
+            return transaction.success === 1
+              ? { status: 200, body: record }
+              : {
+                  status: 402,
+                  body: { message: transaction.message ?? "Declined.", code: "payment_declined", invoice: record },
+                };
+          },
+        );
+        set.status = result.status;
+        if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        return result.body as typeof InvoiceRecord.static;
+      },
+      {
+        params: InvoiceIdParams,
+        body: PayInvoiceBody,
+        headers: IdempotencyHeaders,
+        response: { 200: InvoiceRecord, 402: InvoiceDeclinedBody, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
+        detail: {
+          summary: "Pay an invoice's balance with a payment method",
+          description:
+            "Approved → 200 with the PAID invoice. Declined → 402 `{message, code:'payment_declined', invoice}` with the invoice ATTEMPTED.",
+        },
+      },
+    );
+}
