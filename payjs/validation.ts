@@ -4,7 +4,7 @@
  * so all three report the same field names and the same messages.
  */
 import { MESSAGES } from "./messages";
-import { digitsOnly, isValidAbaRouting } from "./card-rules";
+import { cvvLength, detectBrand, digitsOnly, isCardNumberValid, isValidAbaRouting } from "./card-rules";
 
 /** Field name → messages, the `errors` member of a 422. */
 export type FieldErrors = Record<string, string[]>;
@@ -276,6 +276,56 @@ export function validateExtraDetails(details: Input, settings: AvsSettings, now:
   if (details.method === "bank") {
     validatePersonName(details, errors);
     validateBankFields(details, errors);
+  }
+  return errors;
+}
+
+/**
+ * The tokenize wire's card number: digits (spaces and dashes allowed), one of its brand's
+ * lengths, passing Luhn. Whether it is a sandbox test card is the server's check alone.
+ */
+export function validateCardNumber(input: Input, errors: FieldErrors = {}): FieldErrors {
+  const number = input.card_number;
+  if (number === undefined || number === null || number === "") {
+    addError(errors, "card_number", MESSAGES.required("card_number"));
+  } else if (typeof number !== "string" || !/^[\d\s-]+$/.test(number)) {
+    addError(errors, "card_number", MESSAGES.cardNumberDigits);
+  } else if (!isCardNumberValid(number)) {
+    addError(errors, "card_number", MESSAGES.cardNumberInvalid);
+  }
+  return errors;
+}
+
+/** The tokenize wire's optional CVV: when given, the digits of its brand's length (4 for Amex, else 3). */
+export function validateCardCvv(input: Input, errors: FieldErrors = {}): FieldErrors {
+  const cvv = input.card_cvv;
+  if (cvv === undefined || cvv === null || cvv === "") return errors;
+  const brand = typeof input.card_number === "string" ? detectBrand(input.card_number) : null;
+  const length = cvvLength(brand);
+  if (typeof cvv !== "string" || !new RegExp(`^\\d{${length}}$`).test(cvv)) {
+    addError(errors, "card_cvv", MESSAGES.cvvInvalid(length));
+  }
+  return errors;
+}
+
+/**
+ * Every rule of POST /webpayment/{token}/tokenize that a client can check on its own: all but
+ * the ones that need the merchant (customer_id exists, AVS settings) or the sandbox's test data
+ * (test card and test routing lists). The mobile SDK runs it before it sends anything.
+ */
+export function validateTokenizeInput(input: Input, now: Date = new Date(), errors: FieldErrors = {}): FieldErrors {
+  validateMethod(input, errors);
+  // Like the server: a given customer_id makes the customer fields irrelevant (its existence is the server's check).
+  if (input.customer_id === undefined || input.customer_id === "") {
+    validateCustomerFields(input, { requireNames: false, requireContact: false }, errors);
+  }
+  validatePersonName(input, errors);
+  if (input.method === "card") {
+    validateCardExp(input, now, errors);
+    validateCardNumber(input, errors);
+    validateCardCvv(input, errors);
+  } else if (input.method === "bank") {
+    validateBankFields(input, errors);
   }
   return errors;
 }
