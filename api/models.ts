@@ -170,9 +170,10 @@ export const PageOf = <T extends TSchema>(item: T) =>
     prev_page_url: Nullable(t.String()),
   });
 
+// Digits as strings: Elysia's numeric coercion reports errors without the parameter's name.
 export const PageQuery = {
-  page: t.Optional(t.Integer({ minimum: 1, description: "1-based page number" })),
-  per_page: t.Optional(t.Integer({ minimum: 1, maximum: 200, description: "records per page (default 25)" })),
+  page: t.Optional(t.String({ pattern: "^[1-9][0-9]{0,8}$", description: "1-based page number" })),
+  per_page: t.Optional(t.String({ pattern: "^[1-9][0-9]{0,2}$", description: "records per page: 1-200 (default 25)" })),
 };
 
 /** The error answers every authenticated route can give. */

@@ -20,9 +20,9 @@ export interface PageRequest {
   offset: number;
 }
 
-export function pageRequest(query: { page?: number; per_page?: number }): PageRequest {
-  const page = Math.max(1, Math.floor(query.page ?? 1));
-  const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Math.floor(query.per_page ?? DEFAULT_PER_PAGE)));
+export function pageRequest(query: { page?: number | string; per_page?: number | string }): PageRequest {
+  const page = Math.max(1, Math.floor(Number(query.page ?? 1)) || 1);
+  const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Math.floor(Number(query.per_page ?? DEFAULT_PER_PAGE)) || 1));
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
