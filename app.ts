@@ -18,11 +18,13 @@ import { sandboxRoutes } from "./api/sandbox/index";
 import { selfRoutes } from "./api/self/index";
 import { transactionRoutes } from "./api/transactions/index";
 import { webpaymentRoutes } from "./api/webpayment/index";
+import { webhookRoutes, webhookSandboxRoutes } from "./api/webhooks/index";
 import { DEFAULT_CONFIG, publicUrlOf, type Config } from "./config";
 import { SandboxClock } from "./lib/clock";
 import { EventBus } from "./lib/events";
 import { createLogger, type Logger } from "./lib/logger";
 import pkg from "./package.json";
+import { WebhookDispatcher } from "./webhooks/dispatcher";
 
 export const VERSION: string = pkg.version;
 
@@ -82,7 +84,10 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
     events,
     log,
     services,
-    workers: [clockTicker(clock)],
+    workers: [
+      clockTicker(clock),
+      new WebhookDispatcher({ db: options.db, clock, events, log, timeoutMs: config.webhookTimeoutMs }),
+    ],
   };
 }
 
@@ -173,6 +178,8 @@ export function composeApp(deps: AppDeps) {
     .use(customerRoutes(deps))
     .use(paymentMethodRoutes(deps))
     .use(selfRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(webhookSandboxRoutes(deps))
     .use(sandboxRoutes(deps));
   return app;
 }

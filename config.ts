@@ -25,6 +25,8 @@ export interface Config {
   chaos: number;
   /** Rebuild payjs.js when its sources change. */
   dev: boolean;
+  /** Milliseconds a webhook receiver has to answer before the attempt counts as failed. */
+  webhookTimeoutMs: number;
   /** No request log lines. */
   quiet: boolean;
   /** Delete the database file before starting. */
@@ -43,6 +45,7 @@ export const DEFAULT_CONFIG: Config = {
   rateLimit: "",
   chaos: 0,
   dev: false,
+  webhookTimeoutMs: 10_000,
   quiet: false,
   reset: false,
 };
@@ -114,6 +117,13 @@ export const OPTIONS: readonly Option[] = [
     env: "PAYSANDBOX_DEV",
     kind: "boolean",
     help: "rebuild payjs.js when its sources change",
+  },
+  {
+    key: "webhookTimeoutMs",
+    flag: "--webhook-timeout-ms",
+    env: "PAYSANDBOX_WEBHOOK_TIMEOUT_MS",
+    kind: "number",
+    help: "how long a webhook receiver has to answer",
   },
   { key: "quiet", flag: "--quiet", env: "PAYSANDBOX_QUIET", kind: "boolean", help: "no request log" },
   { key: "reset", flag: "--reset", env: "PAYSANDBOX_RESET", kind: "boolean", help: "start with a fresh database" },

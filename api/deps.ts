@@ -8,6 +8,7 @@ import { InvoiceService } from "./invoices/service";
 import { MerchantService } from "./merchants/service";
 import { PaymentMethodService } from "./payment-methods/service";
 import { TransactionService } from "./transactions/service";
+import { WebhookService } from "./webhooks/service";
 import { randomToken } from "../lib/crypto";
 
 /** Everything a module needs, built once by createApp and handed to every plugin. */
@@ -36,6 +37,7 @@ export interface Services {
   paymentMethods: PaymentMethodService;
   transactions: TransactionService;
   invoices: InvoiceService;
+  webhooks: WebhookService;
 }
 
 /** A secret of this database, created on first use (the fingerprint key). */
@@ -53,5 +55,8 @@ export function createServices(db: Database, clock: SandboxClock, events: EventB
   const paymentMethods = new PaymentMethodService(db, clock, customers, databaseSecret(db, "fingerprint_key"));
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
-  return { merchants, customers, paymentMethods, transactions, invoices };
+  const webhooks = new WebhookService(db, clock);
+  // The webhook outbox: delivery rows are written inside the transaction of the change.
+  events.on((event) => webhooks.enqueue(event));
+  return { merchants, customers, paymentMethods, transactions, invoices, webhooks };
 }

@@ -1,0 +1,256 @@
+import type { Database } from "bun:sqlite";
+import type { Worker } from "../api/deps";
+import type { DeliveryRow } from "../api/webhooks/service";
+import type { SandboxClock } from "../lib/clock";
+import type { EventBus } from "../lib/events";
+import type { Logger } from "../lib/logger";
+import pkg from "../package.json";
+import { DEFAULT_TIMEOUT_MS, MAX_ATTEMPTS, MAX_IN_FLIGHT, retryDelayMs, SNIPPET_CHARS } from "./policy";
+import { HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, signatureHeader } from "./signing";
+
+export interface DispatcherOptions {
+  db: Database;
+  clock: SandboxClock;
+  events: EventBus;
+  log: Logger;
+  /** Real-time limit for the receiver's answer (default 10 s). */
+  timeoutMs?: number;
+}
+
+interface Outcome {
+  success: boolean;
+  statusCode: number | null;
+  snippet: string | null;
+  error: string | null;
+  /** The sandbox stopped while the request was out: logged, not counted, sent again after restart. */
+  interrupted: boolean;
+}
+
+type DueRow = DeliveryRow & { target_url: string; webhook_secret: string };
+
+export const INTERRUPTED_MESSAGE =
+  "Interrupted: the sandbox stopped before the receiver answered; sent again on restart.";
+const USER_AGENT = `PaySandbox-Webhooks/${pkg.version}`;
+
+/**
+ * Sends the outbox. Deliveries are due on the merchant's sandbox clock, so it looks for due rows
+ * on every clock tick (each second of real time and each `clock/advance`), and right after a
+ * change wrote new rows. A delivery waits while an earlier delivery of the same record to the
+ * same webhook is still pending, so each receiver sees a record's events in order.
+ * Delivery is at least once: a request cut short by a stop is sent again after restart, so
+ * receivers should de-duplicate on PaySandbox-Delivery-Id.
+ */
+export class WebhookDispatcher implements Worker {
+  readonly name = "webhooks";
+  private running = false;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly kicked = new Set<string>();
+  private kickTimer: ReturnType<typeof setTimeout> | undefined;
+  private stopping = new AbortController();
+  private readonly db: Database;
+  private readonly clock: SandboxClock;
+  private readonly log: Logger;
+  timeoutMs: number;
+
+  constructor(options: DispatcherOptions) {
+    this.db = options.db;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    options.clock.onTick((merchantId, now) => this.dispatch(merchantId, now));
+    // The change's transaction has committed (or rolled back) by the time the timer fires.
+    options.events.on((event) => this.kick(event.merchantId));
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.stopping = new AbortController();
+    // Requests that were out when the process died: log them as interrupted; they are still pending and due.
+    this.db.query("UPDATE webhook_attempts SET finished = 1, error = ? WHERE finished = 0").run(INTERRUPTED_MESSAGE);
+    const merchants = this.db
+      .query<{ merchant_id: string }, []>(
+        "SELECT DISTINCT merchant_id FROM webhook_deliveries WHERE status = 'pending'",
+      )
+      .all();
+    for (const { merchant_id } of merchants) this.dispatch(merchant_id, this.clock.now(merchant_id));
+  }
+
+  /** Stops sending: requests still out are cut short, logged as interrupted and stay pending. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.kickTimer);
+    this.kickTimer = undefined;
+    this.kicked.clear();
+    this.stopping.abort();
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** How many requests are out right now. */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  /** Starts sending every delivery of the merchant due at `now` (synchronous; the requests run on). */
+  dispatch(merchantId: string, now: Date): void {
+    if (!this.running) return;
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    if (room <= 0) return;
+    const due = this.db
+      .query<DueRow, [string, number, number]>(
+        `SELECT d.*, w.target_url, m.webhook_secret
+         FROM webhook_deliveries d
+         JOIN webhooks w ON w.id = d.webhook_id
+         JOIN merchants m ON m.id = d.merchant_id
+         WHERE d.merchant_id = ? AND d.status = 'pending' AND d.next_attempt_at_ms <= ? AND w.deleted_at IS NULL
+           AND NOT EXISTS (
+             SELECT 1 FROM webhook_deliveries e
+             WHERE e.webhook_id = d.webhook_id AND e.record_id = d.record_id AND e.status = 'pending' AND e.seq < d.seq)
+         ORDER BY d.seq
+         LIMIT ?`,
+      )
+      .all(merchantId, now.getTime(), room + this.inFlight.size);
+    for (const row of due) {
+      if (this.inFlight.size >= MAX_IN_FLIGHT) break;
+      if (this.inFlight.has(row.id)) continue;
+      const sending = this.send(row)
+        .catch((error) => this.log.error(`webhook delivery ${row.id} could not be recorded: ${String(error)}`))
+        .finally(() => {
+          this.inFlight.delete(row.id);
+          this.kick(row.merchant_id);
+        });
+      this.inFlight.set(row.id, sending);
+    }
+  }
+
+  /** Looks for due deliveries of the merchant as soon as the current synchronous work is done. */
+  private kick(merchantId: string): void {
+    if (!this.running) return;
+    this.kicked.add(merchantId);
+    this.kickTimer ??= setTimeout(() => {
+      this.kickTimer = undefined;
+      const merchants = [...this.kicked];
+      this.kicked.clear();
+      for (const id of merchants) this.dispatch(id, this.clock.now(id));
+    }, 0);
+  }
+
+  private async send(row: DueRow): Promise<void> {
+    const attempt = row.attempts + 1;
+    const attemptId = crypto.randomUUID();
+    this.db
+      .query("INSERT INTO webhook_attempts (id, merchant_id, delivery_id, attempt, started_at) VALUES (?, ?, ?, ?, ?)")
+      .run(attemptId, row.merchant_id, row.id, attempt, this.clock.timestamp(row.merchant_id));
+    const started = performance.now();
+    const outcome = await this.post(row);
+    const latency = Math.round(performance.now() - started);
+    this.record(row, attempt, attemptId, outcome, latency);
+    const target = safeTarget(row.target_url);
+    const result = outcome.statusCode ?? outcome.error;
+    this.log.info(`webhook ${row.event} ${row.id} → ${target} attempt ${attempt}: ${result} ${latency}ms`);
+  }
+
+  private async post(row: DueRow): Promise<Outcome> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
+    const signal = AbortSignal.any([timeout.signal, this.stopping.signal]);
+    let statusCode: number | null = null;
+    try {
+      const response = await fetch(row.target_url, {
+        method: "POST",
+        body: row.body,
+        redirect: "manual",
+        signal,
+        headers: {
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+          [HEADER_EVENT]: row.event,
+          [HEADER_DELIVERY_ID]: row.id,
+          [HEADER_SIGNATURE]: signatureHeader(row.webhook_secret, row.body, Math.floor(Date.now() / 1000)),
+        },
+      });
+      statusCode = response.status;
+      const snippet = await readSnippet(response);
+      const success = statusCode >= 200 && statusCode < 300;
+      return { success, statusCode, snippet, error: success ? null : `HTTP ${statusCode}`, interrupted: false };
+    } catch (error) {
+      if (statusCode !== null) {
+        // The status came; only the body stalled or broke off. The status decides.
+        const success = statusCode >= 200 && statusCode < 300;
+        return { success, statusCode, snippet: null, error: success ? null : `HTTP ${statusCode}`, interrupted: false };
+      }
+      if (timeout.signal.aborted) {
+        return failure(`No answer within ${this.timeoutMs} ms (timeout).`);
+      }
+      if (this.stopping.signal.aborted) return { ...failure(INTERRUPTED_MESSAGE), interrupted: true };
+      return failure(describe(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private record(row: DueRow, attempt: number, attemptId: string, outcome: Outcome, latency: number): void {
+    this.db
+      .transaction(() => {
+        this.db
+          .query(
+            "UPDATE webhook_attempts SET finished = 1, success = ?, status_code = ?, latency_ms = ?, response_snippet = ?, error = ? WHERE id = ?",
+          )
+          .run(outcome.success ? 1 : 0, outcome.statusCode, latency, outcome.snippet, outcome.error, attemptId);
+        if (outcome.interrupted) return;
+        const now = this.clock.now(row.merchant_id);
+        const stamp = this.clock.timestamp(row.merchant_id);
+        const status = outcome.success ? "delivered" : attempt >= MAX_ATTEMPTS ? "failed" : "pending";
+        const next = status === "pending" ? now.getTime() + retryDelayMs(attempt) : null;
+        // status = 'pending': a delivery cancelled (webhook deleted) while the request was out stays cancelled.
+        this.db
+          .query(
+            `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at_ms = ?, last_status_code = ?,
+               last_error = ?, delivered_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
+          )
+          .run(status, attempt, next, outcome.statusCode, outcome.error, outcome.success ? stamp : null, stamp, row.id);
+      })
+      .immediate();
+  }
+}
+
+function failure(error: string): Outcome {
+  return { success: false, statusCode: null, snippet: null, error, interrupted: false };
+}
+
+/** The start of the receiver's answer, without reading more than a few KiB of it. */
+async function readSnippet(response: Response): Promise<string | null> {
+  if (!response.body) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < SNIPPET_CHARS * 4) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  const text = new TextDecoder().decode(Buffer.concat(chunks)).slice(0, SNIPPET_CHARS);
+  return text === "" ? null : text;
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: string })?.code;
+  const message = (error as Error)?.message ?? String(error);
+  if (code === "ConnectionRefused" || /ECONNREFUSED|refused/i.test(message)) return "Connection refused.";
+  return `Request failed: ${message}`;
+}
+
+/** Origin and path only: query strings and credentials in a target URL stay out of the log. */
+function safeTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.origin + parsed.pathname;
+  } catch {
+    return "(invalid url)";
+  }
+}
