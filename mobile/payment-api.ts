@@ -170,10 +170,10 @@ export class PaymentApi {
     const key = options.idempotencyKey ?? newIdempotencyKey();
     const json = JSON.stringify(body);
     for (let attempt = 0; ; attempt++) {
+      if (options.signal?.aborted) return failure(paymentError("cancelled", "The tokenize request was cancelled."));
       const result = await this.attempt(json, key, options.signal);
       if (!result.retry || attempt >= this.configuration.maxRetries) return result.response;
       await sleep(result.waitMs ?? backoff(attempt), options.signal);
-      if (options.signal?.aborted) return failure(paymentError("cancelled", "The tokenize request was cancelled."));
     }
   }
 
