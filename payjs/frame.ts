@@ -1,0 +1,200 @@
+/**
+ * The script of the card frames (/payjs/frames/number.html and cvv.html), served from the
+ * sandbox origin so the integrator's page can never read what is typed.
+ *
+ * The CVV frame hands its value to the number frame over the instance's BroadcastChannel; the
+ * number frame holds both, reports the form state to the parent, and tokenizes on request.
+ * Commands are accepted only from window.parent (and its origin); messages go only to it.
+ */
+import { detectBrand } from "./card-rules";
+import { caretAfterDigits, displayNumber, formMessage, sanitizeCvv, sanitizeNumber, sameMessage } from "./card-form";
+import { requestJson } from "./http";
+import {
+  channelName,
+  decodeFrameConfig,
+  isTagged,
+  tag,
+  type FrameConfig,
+  type FrameToFrame,
+  type FrameToParent,
+  type ParentToFrame,
+  type TokenizedCard,
+} from "./protocol";
+import type { ApiErrorBody } from "./codes";
+import type { CardFormMessage, CardType } from "./types";
+
+/** The sandbox base URL: this page's address up to /payjs/frames/. */
+function sandboxBase(): string {
+  return location.href.slice(0, location.href.indexOf("/payjs/frames/"));
+}
+
+/** Only the parent's real origin may receive messages; Chromium tells it, else the parent's word. */
+function parentOrigin(config: FrameConfig): string {
+  const ancestors = (location as Location & { ancestorOrigins?: DOMStringList }).ancestorOrigins;
+  return ancestors && ancestors.length > 0 ? ancestors[0]! : config.origin;
+}
+
+function applyStyle(input: HTMLInputElement, style: Record<string, string> | undefined): void {
+  for (const [name, value] of Object.entries(style ?? {})) {
+    if (typeof value !== "string") continue;
+    const property = name.startsWith("--") ? name : name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    input.style.setProperty(property, value);
+  }
+}
+
+function start(): void {
+  const config = decodeFrameConfig(location.hash);
+  const input = document.querySelector("input");
+  if (!config || !input || window.parent === window) return;
+  const origin = parentOrigin(config);
+  const channel = new BroadcastChannel(channelName(config.instance));
+  const toParent = (message: FrameToParent) => window.parent.postMessage(tag(config.instance, message), origin);
+  const toFrame = (message: FrameToFrame) => channel.postMessage(tag(config.instance, message));
+
+  input.type = config.type ?? "tel";
+  if (config.placeholder !== undefined) input.placeholder = config.placeholder;
+  applyStyle(input, config.style);
+  input.setAttribute("aria-label", config.field === "number" ? "Card number" : "CVV");
+  input.autocomplete = config.field === "number" ? "cc-number" : "cc-csc";
+
+  const field = config.field === "number" ? numberField(config, input, toParent, toFrame) : cvvField(input, toFrame);
+  channel.onmessage = (event: MessageEvent) => {
+    if (isTagged<FrameToFrame>(event.data, config.instance)) field.fromFrame(event.data);
+  };
+  window.addEventListener("message", (event) => {
+    if (event.source !== window.parent || event.origin !== origin) return;
+    if (isTagged<ParentToFrame>(event.data, config.instance)) field.fromParent(event.data);
+  });
+  toFrame({ type: "sync", from: config.field });
+  toParent({ type: "ready", field: config.field });
+}
+
+interface Field {
+  fromFrame(message: FrameToFrame): void;
+  fromParent(message: ParentToFrame): void;
+}
+
+function numberField(
+  config: FrameConfig,
+  input: HTMLInputElement,
+  toParent: (message: FrameToParent) => void,
+  toFrame: (message: FrameToFrame) => void,
+): Field {
+  const format = config.format ?? "prettyFormat";
+  let digits = "";
+  let cvv = "";
+  let brand: CardType | null = null;
+  let focused = false;
+  const seq = { number: 0, cvv: 0 };
+  let reported: CardFormMessage | null = null;
+
+  const render = (caretDigits: number | null) => {
+    const shown = displayNumber(digits, format, focused);
+    if (input.value !== shown) input.value = shown;
+    if (caretDigits !== null && focused) {
+      const at = caretAfterDigits(shown, caretDigits);
+      input.setSelectionRange(at, at);
+    }
+  };
+  const report = (force: boolean) => {
+    const next = detectBrand(digits);
+    if (next !== brand) {
+      brand = next;
+      toFrame({ type: "brand", card_type: brand });
+    }
+    const state = formMessage(digits, cvv);
+    if (!force && reported && sameMessage(reported, state)) return;
+    reported = state;
+    toParent({ type: "state", state, seq: { ...seq } });
+  };
+  const setDigits = (value: string, caretDigits: number | null) => {
+    digits = sanitizeNumber(value);
+    render(caretDigits);
+  };
+
+  input.addEventListener("input", () => {
+    // Keep the caret after the same number of digits it was after, whatever the formatting adds.
+    const caret = input.selectionStart ?? input.value.length;
+    const digitsBeforeCaret = sanitizeNumber(input.value.slice(0, caret)).length;
+    setDigits(input.value, digitsBeforeCaret);
+    report(false);
+  });
+  input.addEventListener("focus", () => {
+    focused = true;
+    if (format === "maskedFormat") render(digits.length);
+  });
+  input.addEventListener("blur", () => {
+    focused = false;
+    render(null);
+  });
+
+  const tokenize = async (message: Extract<ParentToFrame, { type: "tokenize" }>) => {
+    const url = `${sandboxBase()}/webpayment/${encodeURIComponent(config.token)}/tokenize`;
+    // The parent's details first: the card fields of this frame always win.
+    const body = { ...message.details, method: "card", card_number: digits, card_cvv: cvv };
+    try {
+      const answer = await requestJson(url, { method: "POST", body, idempotencyKey: message.idempotency_key });
+      const record = answer.body as Partial<TokenizedCard> & Partial<ApiErrorBody>;
+      if (answer.status === 200 && record && typeof record.id === "string") {
+        const { id, customer_id, card_type, card_last_four } = record as TokenizedCard;
+        toParent({
+          type: "tokenized",
+          request: message.request,
+          payment_method: { id, customer_id, card_type, card_last_four },
+        });
+      } else {
+        const error = record && typeof record.message === "string" ? (record as ApiErrorBody) : null;
+        toParent({ type: "tokenize_failed", request: message.request, status: answer.status, error });
+      }
+    } catch {
+      toParent({ type: "tokenize_failed", request: message.request, status: 0, error: null });
+    }
+  };
+
+  return {
+    fromFrame(message) {
+      if (message.type === "cvv") {
+        cvv = message.value;
+        seq.cvv = Math.max(seq.cvv, message.seq);
+        report(message.seq > 0);
+      } else if (message.type === "sync" && message.from === "cvv") {
+        toFrame({ type: "brand", card_type: brand });
+      }
+    },
+    fromParent(message) {
+      if (message.type === "set_value") {
+        setDigits(message.value, null);
+        seq.number = Math.max(seq.number, message.seq);
+        report(true);
+      } else if (message.type === "tokenize") {
+        void tokenize(message);
+      }
+    },
+  };
+}
+
+function cvvField(input: HTMLInputElement, toFrame: (message: FrameToFrame) => void): Field {
+  let value = "";
+  let brand: CardType | null = null;
+  const apply = (raw: string, seq: number) => {
+    value = sanitizeCvv(raw, brand);
+    if (input.value !== value) input.value = value;
+    toFrame({ type: "cvv", value, seq });
+  };
+  input.addEventListener("input", () => apply(input.value, 0));
+  return {
+    fromFrame(message) {
+      if (message.type === "brand") {
+        brand = message.card_type;
+        input.maxLength = brand === null ? 4 : sanitizeCvv("9999", brand).length;
+      } else if (message.type === "sync" && message.from === "number") {
+        toFrame({ type: "cvv", value, seq: 0 });
+      }
+    },
+    fromParent(message) {
+      if (message.type === "set_value") apply(message.value, message.seq);
+    },
+  };
+}
+
+start();
