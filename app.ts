@@ -13,6 +13,7 @@ import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
 import { limits } from "./api/limits";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
+import { payjsRoutes } from "./api/payjs/index";
 import { rememberRawBody } from "./api/raw-body";
 import { sandboxRoutes } from "./api/sandbox/index";
 import { selfRoutes } from "./api/self/index";
@@ -171,6 +172,7 @@ export function composeApp(deps: AppDeps) {
       }),
     )
     .use(webpaymentRoutes(deps))
+    .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))
     .use(invoiceRoutes(deps))
     .use(chargeRoutes(deps))
