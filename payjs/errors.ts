@@ -51,16 +51,17 @@ export const LIBRARY_MESSAGES = {
 
 export class PayJsError extends Error {
   override readonly name = "PayJsError" as const;
-  readonly fields?: PayJsErrorFields;
-  readonly invoice?: Invoice;
+  // `declare`: no own property unless given, so an error without fields has no `fields` key.
+  declare readonly fields?: PayJsErrorFields;
+  declare readonly invoice?: Invoice;
   constructor(
     readonly code: PayJsErrorCode,
     message: string,
     extra: { fields?: PayJsErrorFields; invoice?: Invoice } = {},
   ) {
     super(message);
-    if (extra.fields) this.fields = extra.fields;
-    if (extra.invoice) this.invoice = extra.invoice;
+    if (extra.fields) (this as { fields?: PayJsErrorFields }).fields = extra.fields;
+    if (extra.invoice) (this as { invoice?: Invoice }).invoice = extra.invoice;
   }
 
   /** A plain object of the documented members (what structured clone and JSON keep). */
