@@ -5,7 +5,14 @@ import type { SandboxClock } from "../lib/clock";
 import type { EventBus } from "../lib/events";
 import type { Logger } from "../lib/logger";
 import pkg from "../package.json";
-import { DEFAULT_TIMEOUT_MS, MAX_ATTEMPTS, MAX_IN_FLIGHT, retryDelayMs, SNIPPET_CHARS } from "./policy";
+import {
+  DEFAULT_TIMEOUT_MS,
+  MAX_ATTEMPTS,
+  MAX_IN_FLIGHT,
+  MAX_IN_FLIGHT_PER_MERCHANT,
+  retryDelayMs,
+  SNIPPET_CHARS,
+} from "./policy";
 import { HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, signatureHeader } from "./signing";
 
 export interface DispatcherOptions {
@@ -44,6 +51,7 @@ export class WebhookDispatcher implements Worker {
   readonly name = "webhooks";
   private running = false;
   private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlightByMerchant = new Map<string, number>();
   private readonly kicked = new Set<string>();
   private kickTimer: ReturnType<typeof setTimeout> | undefined;
   private stopping = new AbortController();
@@ -94,7 +102,17 @@ export class WebhookDispatcher implements Worker {
   /** Starts sending every delivery of the merchant due at `now` (synchronous; the requests run on). */
   dispatch(merchantId: string, now: Date): void {
     if (!this.running) return;
-    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    try {
+      this.startDue(merchantId, now);
+    } catch (error) {
+      // Called from clock ticks (and clock/advance requests): a failure here must not break them.
+      this.log.error(`webhook dispatch for merchant ${merchantId} failed: ${(error as Error)?.stack ?? String(error)}`);
+    }
+  }
+
+  private startDue(merchantId: string, now: Date): void {
+    const busy = this.inFlightByMerchant.get(merchantId) ?? 0;
+    const room = Math.min(MAX_IN_FLIGHT - this.inFlight.size, MAX_IN_FLIGHT_PER_MERCHANT - busy);
     if (room <= 0) return;
     const due = this.db
       .query<DueRow, [string, number, number]>(
@@ -109,15 +127,21 @@ export class WebhookDispatcher implements Worker {
          ORDER BY d.seq
          LIMIT ?`,
       )
-      .all(merchantId, now.getTime(), room + this.inFlight.size);
+      .all(merchantId, now.getTime(), room + busy);
+    let started = 0;
     for (const row of due) {
-      if (this.inFlight.size >= MAX_IN_FLIGHT) break;
+      if (started >= room) break;
       if (this.inFlight.has(row.id)) continue;
+      started++;
+      this.inFlightByMerchant.set(merchantId, (this.inFlightByMerchant.get(merchantId) ?? 0) + 1);
       const sending = this.send(row)
         .catch((error) => this.log.error(`webhook delivery ${row.id} could not be recorded: ${String(error)}`))
         .finally(() => {
           this.inFlight.delete(row.id);
-          this.kick(row.merchant_id);
+          const left = (this.inFlightByMerchant.get(merchantId) ?? 1) - 1;
+          if (left > 0) this.inFlightByMerchant.set(merchantId, left);
+          else this.inFlightByMerchant.delete(merchantId);
+          this.kick(merchantId);
         });
       this.inFlight.set(row.id, sending);
     }

@@ -15,8 +15,10 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Characters of the receiver's answer kept in the attempt log. */
 export const SNIPPET_CHARS = 500;
 
-/** At most this many requests out at once, over all merchants. */
-export const MAX_IN_FLIGHT = 16;
+/** At most this many requests out at once, over all merchants... */
+export const MAX_IN_FLIGHT = 32;
+/** ...and per merchant, so one merchant's stalled receiver cannot hold up the others. */
+export const MAX_IN_FLIGHT_PER_MERCHANT = 8;
 
 /** The delay before the attempt after attempt number `attempt` (1-based). */
 export function retryDelayMs(attempt: number): number {

@@ -377,6 +377,29 @@ describe("webhook delivery to a real receiver", () => {
   });
 });
 
+describe("webhook delivery under load", () => {
+  test("one merchant's stalled receiver holds at most 8 requests and does not hold up another merchant", async () => {
+    const c = start({ webhookTimeoutMs: 2000 });
+    const stalled = receiver(() => "hang");
+    const healthy = receiver();
+    await subscribe(c, stalled.url, "create_customer");
+    const other = await otherMerchant(c);
+    await subscribe(c, healthy.url, "create_customer", other.api_key);
+    for (let i = 0; i < 12; i++) await createCustomer(c, { email: `busy${i}@example.com` });
+    await waitFor(() => stalled.received.length === 8, 5000, "eight requests at the stalled receiver");
+    const out = c.deps.db
+      .query<{ n: number }, [string]>(
+        "SELECT COUNT(*) AS n FROM webhook_attempts WHERE merchant_id = ? AND finished = 0",
+      )
+      .get(c.merchantId)!.n;
+    expect(out).toBe(8);
+    const theirs = await c.call("POST", "/customer", { body: { email: "other@example.com" }, auth: other.api_key });
+    await waitFor(() => healthy.delivered().length === 1, 1500, "the other merchant's delivery");
+    expect(healthy.received[0]!.json.id).toBe(theirs.body.id);
+    expect(stalled.received).toHaveLength(8);
+  });
+});
+
 describe("the sandbox delivery log and redelivery", () => {
   test("/_sandbox/webhook-deliveries lists the acting merchant's deliveries with filters, and no one else's", async () => {
     const c = setup();
