@@ -427,6 +427,24 @@ describe("the sandbox delivery log and redelivery", () => {
     expect((await c.call("GET", "/_sandbox/webhook-deliveries?status=bogus", { auth: false })).status).toBe(422);
   });
 
+  test("/_sandbox/reset removes the acting merchant's webhooks and deliveries, and only theirs", async () => {
+    const c = setup();
+    const other = await otherMerchant(c);
+    await subscribe(c, "http://127.0.0.1:9/mine");
+    const theirs = await subscribe(c, "http://127.0.0.1:9/theirs", "*", other.api_key);
+    await createCustomer(c);
+    await c.call("POST", "/customer", { body: { email: "t@example.com" }, auth: other.api_key });
+    const reset = await c.call("POST", "/_sandbox/reset", { auth: c.apiKey });
+    expect(reset.status).toBe(200);
+    expect(reset.body.deleted).toMatchObject({ webhooks: 1, webhook_deliveries: 1 });
+    expect((await c.call("GET", "/webhook")).body.total).toBe(0);
+    expect((await c.call("GET", "/_sandbox/webhook-deliveries")).body.total).toBe(0);
+    expect((await c.call("GET", "/webhook", { auth: other.api_key })).body.total).toBe(1);
+    expect((await c.call("GET", `/webhook/${theirs.id}/deliveries`)).status).toBe(404);
+    const stillTheirs = await c.call("GET", `/webhook/${theirs.id}/deliveries`, { auth: other.api_key });
+    expect(stillTheirs.body.total).toBe(1);
+  });
+
   test("redeliver sends the same body again as a new, signed delivery", async () => {
     const c = start();
     const r = receiver();
