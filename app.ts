@@ -6,10 +6,12 @@ import type { Database } from "bun:sqlite";
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { chargeRoutes } from "./api/charge/index";
+import { clockRoutes } from "./api/clock/index";
 import { customerRoutes } from "./api/customers/index";
 import { invoiceRoutes } from "./api/invoices/index";
 import { publicInvoiceRoutes } from "./api/invoices/public";
 import { createServices, type AppDeps, type Worker } from "./api/deps";
+import { depositRoutes } from "./api/deposits/index";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
 import { limits } from "./api/limits";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
@@ -86,20 +88,28 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
     log,
     services,
     workers: [
-      clockTicker(clock),
+      clockTicker(clock, log),
       new WebhookDispatcher({ db: options.db, clock, events, log, timeoutMs: config.webhookTimeoutMs }),
     ],
   };
 }
 
 /** Runs every merchant's due jobs once a second of real time, and once at start to catch up. */
-function clockTicker(clock: SandboxClock, intervalMs = 1000): Worker {
+function clockTicker(clock: SandboxClock, log: Logger, intervalMs = 1000): Worker {
   let timer: ReturnType<typeof setInterval> | undefined;
+  // A failing job is logged and retried on the next tick; it must never stop the server.
+  const tick = () => {
+    try {
+      clock.tick();
+    } catch (error) {
+      log.error(`clock job failed: ${(error as Error)?.stack ?? String(error)}`);
+    }
+  };
   return {
     name: "clock",
     start() {
-      clock.tick();
-      timer = setInterval(() => clock.tick(), intervalMs);
+      tick();
+      timer = setInterval(tick, intervalMs);
     },
     stop() {
       clearInterval(timer);
@@ -177,6 +187,8 @@ export function composeApp(deps: AppDeps) {
     .use(invoiceRoutes(deps))
     .use(chargeRoutes(deps))
     .use(transactionRoutes(deps))
+    .use(depositRoutes(deps))
+    .use(clockRoutes(deps))
     .use(customerRoutes(deps))
     .use(paymentMethodRoutes(deps))
     .use(selfRoutes(deps))

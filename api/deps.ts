@@ -8,6 +8,7 @@ import { InvoiceService } from "./invoices/service";
 import { MerchantService } from "./merchants/service";
 import { PaymentMethodService } from "./payment-methods/service";
 import { TransactionService } from "./transactions/service";
+import { Settlement } from "../processor/settlement";
 import { WebhookService } from "./webhooks/service";
 import { randomToken } from "../lib/crypto";
 
@@ -36,6 +37,8 @@ export interface Services {
   customers: CustomerService;
   paymentMethods: PaymentMethodService;
   transactions: TransactionService;
+  /** The settlement jobs (card batches, ACH settlement, deposits), run on every clock tick. */
+  settlement: Settlement;
   invoices: InvoiceService;
   webhooks: WebhookService;
 }
@@ -54,9 +57,11 @@ export function createServices(db: Database, clock: SandboxClock, events: EventB
   const customers = new CustomerService(db, clock, events);
   const paymentMethods = new PaymentMethodService(db, clock, customers, databaseSecret(db, "fingerprint_key"));
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
+  const settlement = new Settlement(db, events, transactions);
+  clock.onTick((merchantId, now) => settlement.run(merchantId, now));
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
   const webhooks = new WebhookService(db, clock);
   // The webhook outbox: delivery rows are written inside the transaction of the change.
   events.on((event) => webhooks.enqueue(event));
-  return { merchants, customers, paymentMethods, transactions, invoices, webhooks };
+  return { merchants, customers, paymentMethods, transactions, settlement, invoices, webhooks };
 }

@@ -8,6 +8,8 @@ import { formatTimestamp } from "./time";
 /** Runs the jobs due for a merchant at `now` (settlement, webhook retries). Must be synchronous. */
 export type TickListener = (merchantId: string, now: Date) => void;
 
+const DAY_MS = 86_400_000;
+
 export class SandboxClock {
   private readonly offsets = new Map<string, number>();
   private readonly listeners: TickListener[] = [];
@@ -44,9 +46,23 @@ export class SandboxClock {
     return new Date(this.realNow());
   }
 
-  /** Moves the merchant's clock forward (never back), runs the jobs now due, and returns the new now. */
+  /**
+   * Moves the merchant's clock forward (never back) and runs the jobs the time crosses in time
+   * order: the clock stops at each midnight UTC on the way (the settlement boundaries) and the
+   * job runners run there, then at the new now. Returns the new now.
+   */
   advance(merchantId: string, ms: number): Date {
-    const offset = this.offsetMs(merchantId) + Math.max(0, Math.round(ms));
+    const start = this.offsetMs(merchantId);
+    const offset = start + Math.max(0, Math.round(ms));
+    const target = this.realNow() + offset;
+    for (
+      let midnight = Math.floor(this.now(merchantId).getTime() / DAY_MS) * DAY_MS + DAY_MS;
+      midnight <= target;
+      midnight += DAY_MS
+    ) {
+      this.offsets.set(merchantId, midnight - this.realNow());
+      this.tick(merchantId);
+    }
     this.db.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(offset, merchantId);
     this.offsets.set(merchantId, offset);
     this.tick(merchantId);
@@ -70,9 +86,19 @@ export class SandboxClock {
           .query<{ id: string }, []>("SELECT id FROM merchants")
           .all()
           .map((row) => row.id);
+    // One failing job must not starve the others (or other merchants): run them all, then throw.
+    const errors: unknown[] = [];
     for (const id of ids) {
       const now = this.now(id);
-      for (const listener of this.listeners) listener(id, now);
+      for (const listener of this.listeners) {
+        try {
+          listener(id, now);
+        } catch (error) {
+          errors.push(error);
+        }
+      }
     }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} clock jobs failed`);
   }
 }

@@ -6,7 +6,7 @@ import { centsToNumber } from "../../lib/money";
 import { paginate, type Page, type PageRequest } from "../../lib/pagination";
 import { authorize } from "../../processor/gateway";
 import { customerRecord, type Customer, type CustomerService } from "../customers/service";
-import { invalidState, notFound } from "../errors";
+import { invalidState, notFound, ValidationFailed } from "../errors";
 import type { PaymentMethodService } from "../payment-methods/service";
 
 export type TransactionType = "charge" | "pre_auth" | "capture" | "void" | "refund";
@@ -38,6 +38,10 @@ export interface TransactionRow {
   is_captured: number;
   is_voided: number;
   total_refunded_cents: number;
+  /** A pre_auth's captured amount; 0 until captured. */
+  captured_cents: number;
+  /** The processing fee taken when the row settled (processor/fees.ts); null until then. */
+  fee_cents: number | null;
   batch_id: string | null;
   settled_at: string | null;
   created_at: string;
@@ -109,11 +113,68 @@ export interface TransactionFilters {
   method?: string;
   customerId?: string;
   keywords?: string;
+  /** Transactions with a row in this settlement batch (their own, or a capture's or refund's). */
+  batchId?: string;
 }
 
-/** Money that can still be refunded from a settled charge or capture. */
+/** The operations on a transaction after the charge. */
+export type MoneyAction = "capture" | "void" | "refund";
+
+/**
+ * Why an operation is refused: every wrong-state 422 (`invalid_state`) says what to do instead.
+ * Tests compare against these constants.
+ */
+export const STATE_MESSAGES = {
+  notFound: "Transaction not found.",
+  child: (type: string, parentId: string, action: MoneyAction) =>
+    `This transaction is a ${type} of transaction ${parentId}; ${action} the original transaction instead.`,
+  failed: (action: MoneyAction) => `This transaction failed, so it cannot be ${pastTense(action)}.`,
+  voided: (action: MoneyAction) => `This transaction has been voided, so it cannot be ${pastTense(action)}.`,
+  captureNotPreAuth: "Only a pre_auth transaction can be captured; this one is a charge.",
+  alreadyCaptured: "This pre_auth has already been captured; a pre_auth is captured once.",
+  voidSettled: (id: string) =>
+    `This transaction has settled, so it can no longer be voided; refund it instead (POST /transaction/${id}/refund).`,
+  refundUnsettled: (id: string) =>
+    `This transaction has not settled yet, so it cannot be refunded; void it instead (POST /transaction/${id}/void).`,
+  refundUncaptured: (id: string) =>
+    `This pre_auth was never captured, so there is nothing to refund; void it to release the authorization (POST /transaction/${id}/void).`,
+  fullyRefunded: "This transaction has already been refunded in full.",
+  captureTooMuch: (authorized: string) => `The total may not be greater than ${authorized}, the amount authorized.`,
+  refundTooMuch: (remaining: string) =>
+    `The total may not be greater than ${remaining}, the amount of this transaction not yet refunded.`,
+  voidPartial: (full: string) =>
+    `This transaction has not settled, so it can only be voided in full (${full}); omit the total or send ${full}.`,
+} as const;
+
+function pastTense(action: MoneyAction): string {
+  return action === "capture" ? "captured" : action === "void" ? "voided" : "refunded";
+}
+
+/** "10.00": how amounts appear in messages. */
+function amount(cents: number): string {
+  return (cents / 100).toFixed(2);
+}
+
+/** The money a top-level transaction moved: a charge's total, a pre_auth's captured amount. */
+export function moneyCents(row: TransactionRow): number {
+  if (row.type === "charge") return row.total_cents;
+  if (row.type === "pre_auth") return row.captured_cents;
+  return 0;
+}
+
+/** Money that can still be refunded from a charge or a captured pre_auth (once settled). */
 export function refundableCents(row: TransactionRow): number {
-  return row.total_cents - row.total_refunded_cents;
+  return Math.max(0, moneyCents(row) - row.total_refunded_cents);
+}
+
+/** A top-level charge or pre_auth that succeeded and was not voided: the only rows money operations act on. */
+function isLiveParent(row: TransactionRow): boolean {
+  return (
+    row.parent_id === null &&
+    row.success === 1 &&
+    row.is_voided === 0 &&
+    (row.type === "charge" || row.type === "pre_auth")
+  );
 }
 
 export class TransactionService {
@@ -147,9 +208,7 @@ export class TransactionService {
   record(row: TransactionRow): Transaction {
     const pm = this.paymentMethods.get(row.merchant_id, row.payment_method_id);
     const customer = customerRecord(this.customers.get(row.merchant_id, row.customer_id));
-    const success = row.success === 1;
     const settled = row.settled_at !== null;
-    const moneyIn = row.type === "charge" || row.type === "capture";
     return {
       id: row.id,
       parent_id: row.parent_id,
@@ -169,7 +228,7 @@ export class TransactionService {
       },
       method: row.method,
       type: row.type,
-      success,
+      success: row.success === 1,
       total: centsToNumber(row.total_cents),
       last_four: row.last_four,
       auth_id: row.auth_id,
@@ -188,14 +247,9 @@ export class TransactionService {
       pre_auth: row.pre_auth === 1,
       is_captured: row.is_captured === 1,
       total_refunded: centsToNumber(row.total_refunded_cents),
-      is_refundable: success && moneyIn && settled && row.is_voided === 0 && refundableCents(row) > 0,
-      is_voidable:
-        success &&
-        (moneyIn || row.type === "pre_auth") &&
-        !settled &&
-        row.is_voided === 0 &&
-        row.is_captured === 0 &&
-        row.total_refunded_cents === 0,
+      // Operations act on the top-level transaction; its children are never refundable or voidable themselves.
+      is_refundable: isLiveParent(row) && settled && refundableCents(row) > 0,
+      is_voidable: isLiveParent(row) && !settled && row.total_refunded_cents === 0,
       is_voided: row.is_voided === 1,
       batch_id: row.batch_id,
       settled_at: row.settled_at,
@@ -259,6 +313,131 @@ export class TransactionService {
     return row;
   }
 
+  /**
+   * The top-level charge or pre_auth a money operation may act on, or the 422 that says why not
+   * (a child, a failed or a voided transaction).
+   */
+  private operable(merchantId: string, id: string, action: MoneyAction): TransactionRow {
+    const row = this.get(merchantId, id);
+    if (row.parent_id !== null) throw invalidState(STATE_MESSAGES.child(row.type, row.parent_id, action));
+    if (row.success !== 1) throw invalidState(STATE_MESSAGES.failed(action));
+    if (row.is_voided === 1) throw invalidState(STATE_MESSAGES.voided(action));
+    return row;
+  }
+
+  /** Stores a capture, void or refund under its parent. */
+  private addChild(parent: TransactionRow, type: "capture" | "void" | "refund", cents: number, now: string): string {
+    const id = crypto.randomUUID();
+    this.db
+      .query(
+        `INSERT INTO transactions (id, merchant_id, parent_id, invoice_id, customer_id, payment_method_id, method, type,
+           success, total_cents, last_four, auth_id, issuer_auth_code, meta, is_merchant_present, reference_id, source,
+           created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, '{}', ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        parent.merchant_id,
+        parent.id,
+        parent.invoice_id,
+        parent.customer_id,
+        parent.payment_method_id,
+        parent.method,
+        type,
+        cents,
+        parent.last_four,
+        parent.auth_id,
+        parent.issuer_auth_code,
+        parent.is_merchant_present,
+        parent.reference_id,
+        "api",
+        now,
+        now,
+      );
+    return id;
+  }
+
+  /** Emits update_transaction with the parent's record (the new child included) and returns the row. */
+  private updated(merchantId: string, id: string): TransactionRow {
+    const row = this.get(merchantId, id);
+    this.events.emit({ merchantId, name: "update_transaction", record: this.record(row) });
+    return row;
+  }
+
+  /**
+   * Captures a pre_auth once, for its full amount or less: a `capture` child; the parent is
+   * `is_captured`. Call inside an immediate transaction. Returns the parent.
+   */
+  capture(merchantId: string, id: string, totalCents?: number): TransactionRow {
+    const row = this.operable(merchantId, id, "capture");
+    if (row.type !== "pre_auth") throw invalidState(STATE_MESSAGES.captureNotPreAuth);
+    if (row.is_captured === 1) throw invalidState(STATE_MESSAGES.alreadyCaptured);
+    const cents = totalCents ?? row.total_cents;
+    if (cents > row.total_cents) {
+      throw new ValidationFailed({ total: [STATE_MESSAGES.captureTooMuch(amount(row.total_cents))] });
+    }
+    const now = this.clock.timestamp(merchantId);
+    this.addChild(row, "capture", cents, now);
+    this.db
+      .query("UPDATE transactions SET is_captured = 1, captured_cents = ?, updated_at = ? WHERE id = ?")
+      .run(cents, now, row.id);
+    return this.updated(merchantId, row.id);
+  }
+
+  /**
+   * Voids a transaction that has not settled, in full: a `void` child; the parent (and its
+   * capture, if any) is `is_voided` and never settles. Call inside an immediate transaction.
+   */
+  void(merchantId: string, id: string): TransactionRow {
+    const row = this.operable(merchantId, id, "void");
+    if (row.settled_at !== null) throw invalidState(STATE_MESSAGES.voidSettled(row.id));
+    const now = this.clock.timestamp(merchantId);
+    this.addChild(row, "void", this.voidCents(row), now);
+    this.db.query("UPDATE transactions SET is_voided = 1, updated_at = ? WHERE id = ?").run(now, row.id);
+    // The capture of a pre_auth is what would settle: it is voided with its parent.
+    this.db
+      .query("UPDATE transactions SET is_voided = 1, updated_at = ? WHERE parent_id = ? AND type = 'capture'")
+      .run(now, row.id);
+    return this.updated(merchantId, row.id);
+  }
+
+  /** What a void reverses: the captured amount of a captured pre_auth, else the whole total. */
+  private voidCents(row: TransactionRow): number {
+    return row.type === "pre_auth" && row.is_captured === 1 ? row.captured_cents : row.total_cents;
+  }
+
+  /**
+   * Refunds a settled charge or captured pre_auth, in part or (by default) all that remains:
+   * a `refund` child; `total_refunded` grows. Never beyond what remains, even under concurrent
+   * requests: the check and the write happen in the caller's immediate transaction.
+   */
+  refund(merchantId: string, id: string, totalCents?: number): TransactionRow {
+    const row = this.operable(merchantId, id, "refund");
+    if (row.type === "pre_auth" && row.is_captured === 0) throw invalidState(STATE_MESSAGES.refundUncaptured(row.id));
+    if (row.settled_at === null) throw invalidState(STATE_MESSAGES.refundUnsettled(row.id));
+    const remaining = refundableCents(row);
+    if (remaining <= 0) throw invalidState(STATE_MESSAGES.fullyRefunded);
+    const cents = totalCents ?? remaining;
+    if (cents > remaining) throw new ValidationFailed({ total: [STATE_MESSAGES.refundTooMuch(amount(remaining))] });
+    const now = this.clock.timestamp(merchantId);
+    this.addChild(row, "refund", cents, now);
+    this.db
+      .query("UPDATE transactions SET total_refunded_cents = total_refunded_cents + ?, updated_at = ? WHERE id = ?")
+      .run(cents, now, row.id);
+    return this.updated(merchantId, row.id);
+  }
+
+  /** Voids before settlement (in full only), refunds after. */
+  voidOrRefund(merchantId: string, id: string, totalCents?: number): TransactionRow {
+    const row = this.operable(merchantId, id, "refund");
+    if (row.settled_at !== null) return this.refund(merchantId, id, totalCents);
+    const full = this.voidCents(row);
+    if (totalCents !== undefined && totalCents !== full) {
+      throw new ValidationFailed({ total: [STATE_MESSAGES.voidPartial(amount(full))] });
+    }
+    return this.void(merchantId, id);
+  }
+
   list(merchantId: string, filters: TransactionFilters, page: PageRequest, url: string): Page<Transaction> {
     // Children (captures, voids, refunds) are listed under their parent, not on their own.
     const where = ["t.merchant_id = ?", "t.parent_id IS NULL"];
@@ -271,9 +450,19 @@ export class TransactionService {
       where.push("t.created_at <= ?");
       params.push(filters.endDate.length === 10 ? `${filters.endDate} 23:59:59` : filters.endDate);
     }
-    if (filters.type) {
+    if (filters.type === "capture" || filters.type === "void" || filters.type === "refund") {
+      // Children are listed under their parent: filter on the parents that have one.
+      where.push("EXISTS (SELECT 1 FROM transactions c WHERE c.parent_id = t.id AND c.type = ?)");
+      params.push(filters.type);
+    } else if (filters.type) {
       where.push("t.type = ?");
       params.push(filters.type);
+    }
+    if (filters.batchId) {
+      where.push(
+        "(t.batch_id = ? OR EXISTS (SELECT 1 FROM transactions c WHERE c.parent_id = t.id AND c.batch_id = ?))",
+      );
+      params.push(filters.batchId, filters.batchId);
     }
     if (filters.success !== undefined) {
       where.push("t.success = ?");
@@ -297,9 +486,15 @@ export class TransactionService {
       params.push(k, k, k, `%${k.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     }
     const clause = where.join(" AND ");
-    const total = this.db
-      .query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${clause}`)
-      .get(...params)!.n;
+    // Unfiltered, the total is the per-merchant counter kept by triggers (migration 009), not a COUNT(*) over every row.
+    const total =
+      where.length === 2
+        ? (this.db
+            .query<{ n: number }, [string]>("SELECT top_level AS n FROM transaction_counts WHERE merchant_id = ?")
+            .get(merchantId)?.n ?? 0)
+        : this.db
+            .query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${clause}`)
+            .get(...params)!.n;
     const rows = this.db
       .query<TransactionRow, (string | number)[]>(
         `SELECT t.* FROM ${from} WHERE ${clause} ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`,
