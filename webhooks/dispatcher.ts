@@ -94,11 +94,6 @@ export class WebhookDispatcher implements Worker {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  /** How many requests are out right now. */
-  get pending(): number {
-    return this.inFlight.size;
-  }
-
   /** Starts sending every delivery of the merchant due at `now` (synchronous; the requests run on). */
   dispatch(merchantId: string, now: Date): void {
     if (!this.running) return;
