@@ -10,6 +10,8 @@ import { clockRoutes } from "./api/clock/index";
 import { customerRoutes } from "./api/customers/index";
 import { invoiceRoutes } from "./api/invoices/index";
 import { publicInvoiceRoutes } from "./api/invoices/public";
+import { outboxRoutes } from "./api/outbox/index";
+import { receiptRoutes } from "./api/receipts/index";
 import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { depositRoutes } from "./api/deposits/index";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
@@ -26,6 +28,9 @@ import { DEFAULT_CONFIG, publicUrlOf, type Config } from "./config";
 import { SandboxClock } from "./lib/clock";
 import { EventBus } from "./lib/events";
 import { createLogger, type Logger } from "./lib/logger";
+import { formatTimestamp } from "./lib/time";
+import { Mailer } from "./mail/mailer";
+import { hostedRoutes } from "./web/hosted/index";
 import pkg from "./package.json";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
 
@@ -79,6 +84,7 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
   const log = options.log ?? createLogger({ quiet: config.quiet });
   const services = createServices(options.db, clock, events);
   services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
+  const mailer = new Mailer(options.db, { smtpUrl: config.smtpUrl, log, now: () => formatTimestamp(clock.realDate()) });
   return {
     db: options.db,
     config,
@@ -87,8 +93,10 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
     events,
     log,
     services,
+    mailer,
     workers: [
       clockTicker(clock, log),
+      mailer.worker(),
       new WebhookDispatcher({ db: options.db, clock, events, log, timeoutMs: config.webhookTimeoutMs }),
     ],
   };
@@ -185,6 +193,9 @@ export function composeApp(deps: AppDeps) {
     .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))
     .use(invoiceRoutes(deps))
+    .use(receiptRoutes(deps))
+    .use(outboxRoutes(deps))
+    .use(hostedRoutes(deps))
     .use(chargeRoutes(deps))
     .use(transactionRoutes(deps))
     .use(depositRoutes(deps))

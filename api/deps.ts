@@ -3,6 +3,7 @@ import type { Config } from "../config";
 import type { SandboxClock } from "../lib/clock";
 import type { EventBus } from "../lib/events";
 import type { Logger } from "../lib/logger";
+import type { Mailer } from "../mail/mailer";
 import { CustomerService } from "./customers/service";
 import { InvoiceService } from "./invoices/service";
 import { MerchantService } from "./merchants/service";
@@ -22,6 +23,8 @@ export interface AppDeps {
   events: EventBus;
   log: Logger;
   services: Services;
+  /** The e-mail and SMS outboxes (mail/mailer.ts); relays e-mail too with --smtp. */
+  mailer: Mailer;
   /** Background loops (the real-time clock ticker, the webhook dispatcher, ...): started by server.ts, and by tests that need them. */
   workers: Worker[];
 }

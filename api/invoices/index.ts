@@ -3,6 +3,7 @@ import { runIdempotent } from "../../lib/idempotency";
 import { pageRequest } from "../../lib/pagination";
 import { idempotencyKeyOf, merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
+import { ReceiptService } from "../receipts/service";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../models";
 import {
   InvoiceBody,
@@ -22,6 +23,7 @@ const IdempotencyHeaders = t.Object({
 /** The merchant's invoices (API key). */
 export function invoiceRoutes(deps: AppDeps) {
   const { invoices } = deps.services;
+  const receipts = new ReceiptService(deps);
   return new Elysia({ prefix: "/invoice", tags: ["Invoices"] })
     .use(merchantAuth(deps))
     .get(
@@ -71,7 +73,7 @@ export function invoiceRoutes(deps: AppDeps) {
     })
     .post(
       "/:id/pay",
-      ({ merchant, params, body, headers, set }) => {
+      async ({ merchant, params, body, headers, set }) => {
         const result = runIdempotent(
           deps.db,
           {
@@ -97,6 +99,8 @@ export function invoiceRoutes(deps: AppDeps) {
         );
         set.status = result.status;
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        // The receipt of this attempt, after the commit: a replay sends none, a mail failure fails nothing.
+        else await receipts.afterInvoicePayment(merchant.id, params.id);
         return result.body as typeof InvoiceRecord.static;
       },
       {

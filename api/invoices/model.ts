@@ -75,6 +75,9 @@ const invoiceFields = {
 /** POST /webpayment/{token}/invoice: pay()'s extraDetails without card or bank fields. */
 export const PublicInvoiceBody = t.Object({
   payment_method_id: t.String({ description: "The id tokenize returned" }),
+  invoice_id: Str(
+    "An open (DRAFT or ATTEMPTED) invoice of the merchant to pay instead of creating one: the hosted payment page passes pay({invoice_id}). `total` must equal its balance due; its customer, meta and url stay.",
+  ),
   customer_id: Str("An existing customer of the merchant; the payment method's customer otherwise"),
   ...invoiceFields,
   firstname: Str(),

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { runIdempotent } from "../../lib/idempotency";
 import { idempotencyKeyOf, tokenAuth } from "../auth";
 import type { AppDeps } from "../deps";
+import { ReceiptService } from "../receipts/service";
 import { settingsOf } from "../merchants/service";
 import { ErrorBody } from "../models";
 import { InvoiceDeclinedBody, InvoiceRecord, PayInvoiceBody, PublicInvoiceBody, PublicInvoiceParams } from "./model";
@@ -17,6 +18,7 @@ const IdempotencyHeaders = t.Object({
  */
 export function publicInvoiceRoutes(deps: AppDeps) {
   const { invoices } = deps.services;
+  const receipts = new ReceiptService(deps);
   return new Elysia({ prefix: "/webpayment/:token", tags: ["Web payments (public)"] })
     .use(tokenAuth(deps))
     .post(
@@ -54,7 +56,7 @@ export function publicInvoiceRoutes(deps: AppDeps) {
     )
     .post(
       "/invoice/:id/pay",
-      ({ merchant, params, body, headers, set }) => {
+      async ({ merchant, params, body, headers, set }) => {
         const result = runIdempotent(
           deps.db,
           {
@@ -81,6 +83,8 @@ export function publicInvoiceRoutes(deps: AppDeps) {
         );
         set.status = result.status;
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        // The receipt of this attempt, after the commit: a replay sends none, a mail failure fails nothing.
+        else await receipts.afterInvoicePayment(merchant.id, params.id);
         return result.body as typeof InvoiceRecord.static;
       },
       {

@@ -16,7 +16,7 @@ import {
   type FieldErrors,
 } from "../../payjs/validation";
 import { customerRecord, type CustomerService } from "../customers/service";
-import { assertValid, invalidState, notFound } from "../errors";
+import { ApiError, assertValid, invalidState, notFound } from "../errors";
 import type { PaymentMethodService } from "../payment-methods/service";
 import type { TransactionRow, TransactionService } from "../transactions/service";
 import type { InvoiceBody, InvoiceRecord, InvoiceStatus, PublicInvoiceBody } from "./model";
@@ -108,6 +108,11 @@ export class InvoiceService {
     const row = this.find(merchantId, id);
     if (!row) throw notFound("Invoice");
     return row;
+  }
+
+  /** An invoice of any merchant by id: the hosted pages, where the unguessable id is the capability. */
+  locate(id: string): InvoiceRow | null {
+    return this.db.query<InvoiceRow, [string]>("SELECT * FROM invoices WHERE id = ?").get(id);
   }
 
   /** The invoice's own (top-level) transactions: successful ones first, each in creation order. */
@@ -220,6 +225,7 @@ export class InvoiceService {
 
   /** pay()'s step 3: a DRAFT invoice for the payment method's customer. Call inside a transaction. */
   createPublic(merchantId: string, input: PublicInvoiceBody, settings: AvsSettings, publicUrl: string): InvoiceRow {
+    if (input.invoice_id) return this.reusePublic(merchantId, input, settings);
     assertValid(this.validatePublic(merchantId, input, settings));
     const pm = this.paymentMethods.chargeable(merchantId, input.payment_method_id);
     const customerId = input.customer_id?.trim() || pm.customer_id;
@@ -237,6 +243,33 @@ export class InvoiceService {
       isPartialPaymentEnabled: false,
       dueAt: null,
     });
+  }
+
+  /**
+   * pay() for an existing open invoice (the hosted payment page): the same rules, then the
+   * invoice is returned with the new payment method (and e-mail, when given) instead of a new one.
+   */
+  private reusePublic(merchantId: string, input: PublicInvoiceBody, settings: AvsSettings): InvoiceRow {
+    const invoice = this.find(merchantId, input.invoice_id!);
+    if (!invoice) throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
+    if (invoice.status === "DELETED" || SETTLED_STATUSES.includes(invoice.status)) {
+      throw invalidState(`The invoice is ${invoice.status} and cannot be paid again.`, { status: invoice.status });
+    }
+    const errors = this.validatePublic(merchantId, input, settings);
+    const total = parseTotalCents(input.total);
+    const balance = invoice.total_cents - invoice.total_paid_cents;
+    if (!errors.total && "cents" in total && total.cents !== balance) {
+      addError(errors, "total", MESSAGES.invoiceTotalMismatch(centsToNumber(balance).toFixed(2)));
+    }
+    assertValid(errors);
+    const pm = this.paymentMethods.chargeable(merchantId, input.payment_method_id);
+    const email = input.email?.trim() || invoice.email;
+    this.db
+      .query("UPDATE invoices SET payment_method_id = ?, email = ?, updated_at = ? WHERE id = ?")
+      .run(pm.id, email, this.clock.timestamp(merchantId), invoice.id);
+    const row = this.get(merchantId, invoice.id);
+    this.events.emit({ merchantId, name: "update_invoice", record: this.record(row) });
+    return row;
   }
 
   /** POST /invoice: an invoice the merchant makes for one of its customers. Call inside a transaction. */

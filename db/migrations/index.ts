@@ -3,12 +3,14 @@
  * Add a file NNN_name.sql and one line here; never edit a migration that has shipped.
  */
 import m001 from "./001_init.sql" with { type: "text" };
+import m004 from "./004_mail.sql" with { type: "text" };
 import m005 from "./005_settlement.sql" with { type: "text" };
 import m006 from "./006_webhooks.sql" with { type: "text" };
 import m009 from "./009_performance.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: "001_init", sql: m001 },
+  { version: 4, name: "004_mail", sql: m004 },
   { version: 5, name: "005_settlement", sql: m005 },
   { version: 6, name: "006_webhooks", sql: m006 },
   { version: 9, name: "009_performance", sql: m009 },

@@ -236,9 +236,10 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
     expect(charge.meta).toEqual(DETAILS.meta);
     expect(charge.source).toBe("webpayment");
     expect(charge.is_merchant_present).toBe(false);
-    // The merchant sees the same record.
+    // The merchant sees the same record, marked as sent once the receipt went out.
     const read = await ctx.call("GET", `/invoice/${invoice.id}`);
-    expect(read.body).toEqual(invoice);
+    expect(read.body.sent_at).toMatch(TIMESTAMP);
+    expect({ ...read.body, sent_at: null }).toEqual(invoice);
   });
 
   test("answers 402 with the ATTEMPTED invoice and the decline message when the card declines", async () => {

@@ -1,0 +1,181 @@
+/**
+ * The e-mail outbox. Every message is composed once by nodemailer (its stream transport gives
+ * the raw MIME) and stored with its parsed parts; when an SMTP relay is configured (--smtp) the
+ * same bytes are also relayed, asynchronously: a relay failure is recorded on the message and
+ * never reaches the request that caused it.
+ */
+import type { Database } from "bun:sqlite";
+import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
+import type { Logger } from "../lib/logger";
+
+export interface OutgoingEmail {
+  merchantId: string;
+  kind: "receipt" | "receipt_failed" | "transaction_receipt";
+  from: { name: string; address: string };
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  invoiceId?: string | null;
+  transactionId?: string | null;
+}
+
+export interface EmailRow {
+  id: string;
+  merchant_id: string;
+  kind: string;
+  message_id: string;
+  from_address: string;
+  to_address: string;
+  subject: string;
+  text: string;
+  html: string;
+  raw: string;
+  invoice_id: string | null;
+  transaction_id: string | null;
+  relay_status: "off" | "pending" | "sent" | "failed";
+  relay_error: string | null;
+  relayed_at: string | null;
+  created_at: string;
+}
+
+export interface SmsRow {
+  id: string;
+  merchant_id: string;
+  to_phone: string;
+  body: string;
+  transaction_id: string | null;
+  created_at: string;
+}
+
+/** The address receipts come from; the merchant's name is the display name. */
+export const SENDER_ADDRESS = "receipts@paysandbox.localhost";
+
+/** nodemailer options for an smtp:// or smtps:// URL, with bounded timeouts so a dead relay fails fast. */
+export function smtpOptions(url: string) {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") {
+    throw new Error(`--smtp expects smtp://host:port or smtps://host:port, got ${url}`);
+  }
+  const secure = parsed.protocol === "smtps:";
+  return {
+    host: parsed.hostname.replace(/^\[|\]$/g, ""),
+    port: parsed.port ? Number(parsed.port) : secure ? 465 : 25,
+    secure,
+    auth: parsed.username
+      ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) }
+      : undefined,
+    // Local catchers (mailpit, smtp-server) present self-signed certificates.
+    tls: { rejectUnauthorized: false },
+    connectionTimeout: 5_000,
+    greetingTimeout: 5_000,
+    socketTimeout: 10_000,
+  };
+}
+
+export class Mailer {
+  private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+  private relay: Transporter | null = null;
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: { smtpUrl: string; log: Logger; now: () => string },
+  ) {
+    if (options.smtpUrl) smtpOptions(options.smtpUrl); // a bad URL is a start-up error, not a silent one
+  }
+
+  /**
+   * Composes and stores the message (the outbox row exists when this resolves), then starts
+   * the relay when one is configured.
+   */
+  async send(mail: OutgoingEmail): Promise<EmailRow> {
+    const info = await this.composer.sendMail({
+      from: mail.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      headers: { "X-PaySandbox-Kind": mail.kind },
+    });
+    const raw = (info.message as Buffer).toString("utf8");
+    const id = crypto.randomUUID();
+    this.db
+      .query(
+        `INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, subject, text, html, raw,
+           invoice_id, transaction_id, relay_status, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        mail.merchantId,
+        mail.kind,
+        info.messageId,
+        mail.from.address,
+        mail.to,
+        mail.subject,
+        mail.text,
+        mail.html,
+        raw,
+        mail.invoiceId ?? null,
+        mail.transactionId ?? null,
+        this.options.smtpUrl ? "pending" : "off",
+        this.options.now(),
+      );
+    if (this.options.smtpUrl) this.track(this.relayMessage(id, mail.from.address, mail.to, raw));
+    return this.get(id)!;
+  }
+
+  get(id: string): EmailRow | null {
+    return this.db.query<EmailRow, [string]>("SELECT * FROM emails WHERE id = ?").get(id);
+  }
+
+  private async relayMessage(id: string, from: string, to: string, raw: string): Promise<void> {
+    try {
+      this.relay ??= nodemailer.createTransport(smtpOptions(this.options.smtpUrl));
+      await this.relay.sendMail({ envelope: { from, to: [to] }, raw });
+      this.db
+        .query("UPDATE emails SET relay_status = 'sent', relay_error = NULL, relayed_at = ? WHERE id = ?")
+        .run(this.options.now(), id);
+    } catch (error) {
+      const message = (error as Error)?.message ?? String(error);
+      this.options.log.error(`e-mail ${id}: relay to ${this.options.smtpUrl} failed: ${message}`);
+      this.db
+        .query("UPDATE emails SET relay_status = 'failed', relay_error = ?, relayed_at = ? WHERE id = ?")
+        .run(message, this.options.now(), id);
+    }
+  }
+
+  private track(promise: Promise<void>): void {
+    this.pending.add(promise);
+    void promise.finally(() => this.pending.delete(promise));
+  }
+
+  /** Resolves when every relay started so far has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** Stores an SMS in the SMS outbox (SMS is never relayed). */
+  sendSms(sms: { merchantId: string; to: string; body: string; transactionId?: string | null }): SmsRow {
+    const id = crypto.randomUUID();
+    this.db
+      .query("INSERT INTO sms (id, merchant_id, to_phone, body, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(id, sms.merchantId, sms.to, sms.body, sms.transactionId ?? null, this.options.now());
+    return this.db.query<SmsRow, [string]>("SELECT * FROM sms WHERE id = ?").get(id)!;
+  }
+
+  /** The "mailer" worker: on stop, waits for relays in flight and closes the SMTP pool. */
+  worker() {
+    return {
+      name: "mailer",
+      start: () => {},
+      stop: async () => {
+        await this.idle();
+        this.relay?.close();
+        this.relay = null;
+      },
+    };
+  }
+}
