@@ -1,0 +1,530 @@
+#!/usr/bin/env bun
+/**
+ * `npm run bench` — how fast is the sandbox, measured so anyone can reproduce it.
+ *
+ * Starts the sandbox (`bun server.ts` on a seeded SQLite file) and, for comparison in the same run,
+ * a bare Bun.serve JSON endpoint (bench/ceiling.ts) on loopback, and drives each with a load
+ * generator in a separate process: wrk when installed (charge, listing, ceiling), autocannon under
+ * Node otherwise and always for the chained pay() scenario (bench/load.mjs). Prints a markdown table
+ * and writes bench/results.json.
+ *
+ * Options: --duration SECONDS (each load phase, default 8), --connections N (default 50),
+ * --driver wrk|autocannon, --rows N (stored transactions of the big merchant, default 1000000),
+ * --quick (3 s phases, 200k rows; a smoke run), --seed-only PATH (build the seeded database and stop).
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { buildDeps } from "../app";
+import { closeDatabase, openDatabase } from "../db/open";
+import { createLogger } from "../lib/logger";
+
+const ROOT = resolve(import.meta.dir, "..");
+const BUN = process.execPath;
+const API_KEY = "sandbox_api_key";
+const TOKEN = "sandbox_web_payments_token";
+const BIG_KEY = "bench_big_api_key";
+const SMALL_KEY = "bench_small_api_key";
+/** Seeded payment method ids: this prefix and a 12-digit counter (UUID-shaped). */
+const PM_PREFIX = "0000bec0-0000-4000-8000-";
+
+const CARD = {
+  method: "card",
+  card_number: "4111111111111111",
+  card_cvv: "123",
+  card_exp: "1230",
+  person_name: "Bench Mark",
+  firstname: "Bench",
+  lastname: "Mark",
+  email: "bench@example.com",
+  phone: "5555550100",
+  address_1: "1 Load Street",
+  address_city: "Orlando",
+  address_state: "FL",
+  address_zip: "32822",
+};
+
+interface Options {
+  duration: number;
+  connections: number;
+  driver: "wrk" | "autocannon";
+  rows: number;
+  methods: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const value = (flag: string) => {
+    const at = argv.indexOf(flag);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const quick = argv.includes("--quick");
+  const hasWrk = spawnSync("wrk", ["--version"]).error === undefined;
+  const driver = (value("--driver") ?? (hasWrk ? "wrk" : "autocannon")) as Options["driver"];
+  if (driver === "wrk" && !hasWrk) throw new Error("--driver wrk: wrk is not installed");
+  return {
+    duration: Number(value("--duration") ?? (quick ? 3 : 8)),
+    connections: Number(value("--connections") ?? 50),
+    driver,
+    rows: Number(value("--rows") ?? (quick ? 200_000 : 1_000_000)),
+    methods: 200_000,
+  };
+}
+
+// ---------------------------------------------------------------- processes
+
+const children = new Set<ChildProcess>();
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    }, 3000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      children.delete(child);
+      done();
+    });
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      child.kill("SIGTERM");
+    }
+  });
+}
+
+function stopAll(): void {
+  for (const child of children) {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+process.on("SIGINT", () => {
+  stopAll();
+  process.exit(130);
+});
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  /** Milliseconds from spawn to the first 200. */
+  startMs: number;
+}
+
+/**
+ * Spawns a server command (its own process group), reads the port from its banner and waits for
+ * the first 200 on `probe`.
+ */
+async function startServer(command: string, args: string[], probe = "/self"): Promise<Started> {
+  const t0 = performance.now();
+  const child = spawn(command, args, { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let output = "";
+  const port = await new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no banner within 20 s from ${command}: ${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /API\s+https?:\/\/[^\s:]+:(\d+)/.exec(output) ?? /^port (\d+)$/m.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off("data", onData);
+        done(Number(match[1]));
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("exit", (code) => fail(new Error(`${command} exited with ${code}: ${output}`)));
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  const url = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 10_000; ;) {
+    const res = await fetch(url + probe, { headers: { authorization: `Bearer ${API_KEY}` } }).catch(() => null);
+    if (res?.status === 200) {
+      await res.arrayBuffer();
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`no 200 on ${probe} within 10 s`);
+    await Bun.sleep(2);
+  }
+  return { child, url, startMs: performance.now() - t0 };
+}
+
+/** Resident set size (current and peak) of a process and its children, in MB. */
+function rssOf(pid: number): { rss: number; peak: number } {
+  let rss = 0;
+  let peak = 0;
+  const visit = (p: number) => {
+    try {
+      const status = readFileSync(`/proc/${p}/status`, "utf8");
+      rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+      peak += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+      const kids = readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim();
+      for (const kid of kids ? kids.split(/\s+/) : []) visit(Number(kid));
+    } catch {
+      // gone
+    }
+  };
+  visit(pid);
+  return { rss, peak };
+}
+
+// ---------------------------------------------------------------- seeding
+
+/**
+ * Builds the benchmark database directly with SQL (not through HTTP): the default merchant with
+ * `methods` payment methods cloned from one tokenized test card, and two merchants whose
+ * transaction lists hold `rows` and 1,000 transactions.
+ */
+function seed(path: string, options: Options): void {
+  const db = openDatabase(path);
+  const deps = buildDeps({ db, config: { quiet: true }, log: createLogger({ quiet: true }) });
+  const { merchants, paymentMethods } = deps.services;
+  const clone = (merchantId: string, prefix: string, count: number, template: string) =>
+    db.run(
+      `INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four,
+         card_exp, address_zip, address_1, has_cvv, fingerprint, outcome, created_at, updated_at)
+       WITH RECURSIVE seq(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n < ? - 1)
+       SELECT ? || printf('%012d', n), merchant_id, customer_id, method, person_name, card_type, card_last_four,
+         card_exp, address_zip, address_1, has_cvv, fingerprint, outcome, created_at, updated_at
+       FROM seq, payment_methods p WHERE p.id = ? AND p.merchant_id = ?`,
+      [count, prefix, template, merchantId],
+    );
+  db.transaction(() => {
+    const merchant = merchants.getDefault();
+    const template = paymentMethods.tokenize(merchant, { ...CARD } as never);
+    clone(merchant.id, PM_PREFIX, options.methods, template.id);
+    for (const [key, rows] of [
+      [BIG_KEY, options.rows],
+      [SMALL_KEY, 1000],
+    ] as const) {
+      const m = merchants.create({ name: `bench ${rows}`, apiKey: key });
+      const pm = paymentMethods.tokenize(m, { ...CARD } as never);
+      db.run(
+        `INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type, success, total_cents,
+           last_four, auth_id, issuer_auth_code, message, meta, reference_id, source, created_at, updated_at)
+         WITH RECURSIVE seq(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n < ? - 1)
+         SELECT printf('%08x-0000-4000-8000-%012d', ?, n), ?, ?, ?, 'card', 'charge', 1, 100 + n % 9900, '1111',
+           printf('A%09d', n), '123456', 'Approved', '{}', printf('A%09d', n), 'api',
+           strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || n || ' seconds'),
+           strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || n || ' seconds')
+         FROM seq`,
+        [rows, rows, m.id, pm.customer_id, pm.id],
+      );
+    }
+  }).immediate();
+  closeDatabase(db);
+}
+
+// ---------------------------------------------------------------- load
+
+interface Load {
+  driver: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+}
+
+type Scenario = "ceiling" | "charge" | "get" | "pay";
+
+function wrkScript(scenario: Scenario, path: string, apiKey?: string): string {
+  const headers = [
+    `wrk.headers["Content-Type"] = "application/json"`,
+    apiKey ? `wrk.headers["Authorization"] = "Bearer ${apiKey}"` : "",
+  ].join("\n");
+  const request =
+    scenario === "get"
+      ? `request = function() return wrk.format("GET", "${path}") end`
+      : `local n = 0
+request = function()
+  n = n + 1
+  local body = string.format('{"payment_method_id":"${PM_PREFIX}%012d","total":10.5,"meta":{"reference":"bench"}}', n % ${200_000})
+  return wrk.format("POST", "${path}", nil, body)
+end`;
+  return `${headers}
+${request}
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK{"requests":%d,"duration_us":%d,"p50":%.3f,"p99":%.3f,"max":%.3f,"non2xx":%d,"errors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    latency.max / 1000, e.status, e.connect + e.read + e.write + e.timeout))
+end
+`;
+}
+
+async function drive(
+  options: Options,
+  scenario: Scenario,
+  url: string,
+  path: string,
+  extra: Record<string, unknown> = {},
+  seconds = options.duration,
+): Promise<Load> {
+  const useWrk = options.driver === "wrk" && scenario !== "pay";
+  let command: string;
+  let args: string[];
+  let script: string | undefined;
+  if (useWrk) {
+    script = join(tmpdir(), `paysandbox-bench-${process.pid}-${scenario}.lua`);
+    writeFileSync(script, wrkScript(scenario, path, extra.apiKey as string | undefined));
+    command = "wrk";
+    args = ["-t", "1", "-c", String(options.connections), "-d", `${seconds}s`, "--timeout", "5s", "-s", script, url];
+  } else {
+    command = "node";
+    const spec = {
+      scenario,
+      url,
+      path,
+      connections: options.connections,
+      duration: seconds,
+      methodPrefix: PM_PREFIX,
+      methodCount: options.methods,
+      ...extra,
+    };
+    args = [join(ROOT, "bench/load.mjs"), JSON.stringify(spec)];
+  }
+  const child = spawn(command, args, { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let out = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const killer = setTimeout(() => stopChild(child), (seconds + 30) * 1000);
+  await new Promise((done) => child.once("exit", done));
+  clearTimeout(killer);
+  children.delete(child);
+  if (script) rmSync(script, { force: true });
+  if (useWrk) {
+    const line = /WRK(\{.*\})/.exec(out)?.[1];
+    if (!line) throw new Error(`wrk gave no result: ${out}`);
+    const r = JSON.parse(line);
+    return { driver: "wrk", ...r, rps: r.requests / (r.duration_us / 1e6) };
+  }
+  const line = out
+    .trim()
+    .split("\n")
+    .reverse()
+    .find((l) => l.startsWith("{"));
+  if (!line) throw new Error(`autocannon gave no result: ${out}`);
+  const r = JSON.parse(line);
+  return {
+    driver: "autocannon",
+    requests: r.requests,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    max: r.max,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+}
+
+// ---------------------------------------------------------------- main
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+async function coldStart(command: string, args: (db: string) => string[], runs = 5): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const dir = mkdtempSync(join(tmpdir(), "paysandbox-start-"));
+    const started = await startServer(command, args(join(dir, "db.sqlite")));
+    times.push(started.startMs);
+    await stopChild(started.child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return median(times);
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const seedOnly = process.argv.indexOf("--seed-only");
+  if (seedOnly >= 0) {
+    // Builds the benchmark database at the given path and stops (for profiling by hand).
+    seed(resolve(process.argv[seedOnly + 1]!), options);
+    return;
+  }
+  const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+  const dir = mkdtempSync(join(tmpdir(), "paysandbox-bench-"));
+  const dbPath = join(dir, "bench.sqlite");
+  const load = { before: loadavg()[0]! };
+  const results: Record<string, unknown> = {};
+  try {
+    log(
+      `seeding ${options.methods.toLocaleString()} payment methods and ${options.rows.toLocaleString()} + 1,000 transactions…`,
+    );
+    const seedStart = performance.now();
+    seed(dbPath, options);
+    results.seed_seconds = round((performance.now() - seedStart) / 1000);
+
+    log("cold starts…");
+    const serverArgs = (db: string) => ["server.ts", "--port", "0", "--db", db, "--quiet"];
+    const startBun = await coldStart(BUN, serverArgs);
+    const startNpm = await coldStart(
+      "npm",
+      (db) => ["start", "--silent", "--", "--port", "0", "--db", db, "--quiet"],
+      3,
+    );
+    const binary = join(ROOT, "dist/paysandbox");
+    const startBinary = existsSync(binary)
+      ? await coldStart(binary, (db) => ["--port", "0", "--db", db, "--quiet"])
+      : null;
+
+    log("idle RSS…");
+    const idleDir = mkdtempSync(join(tmpdir(), "paysandbox-idle-"));
+    const idle = await startServer(BUN, serverArgs(join(idleDir, "db.sqlite")));
+    await Bun.sleep(1500);
+    const idleRss = rssOf(idle.child.pid!).rss;
+    await stopChild(idle.child);
+    rmSync(idleDir, { recursive: true, force: true });
+
+    const ceiling = await startServer(BUN, [join(ROOT, "bench/ceiling.ts")], "/");
+    const sandbox = await startServer(BUN, serverArgs(dbPath));
+    const openapi = (await (await fetch(`${sandbox.url}/openapi/json`)).json()) as { paths: Record<string, unknown> };
+    const hasPay =
+      "/webpayment/{token}/invoice" in openapi.paths && "/webpayment/{token}/invoice/{id}/pay" in openapi.paths;
+
+    const warm = Math.min(2, options.duration);
+    log(`ceiling (bare Bun.serve), ${options.driver}, ${options.connections} connections, ${options.duration} s…`);
+    await drive(options, "ceiling", ceiling.url, "/", {}, warm);
+    const ceil = await drive(options, "ceiling", ceiling.url, "/");
+    await stopChild(ceiling.child);
+
+    log("POST /charge…");
+    await drive(options, "charge", sandbox.url, "/charge", { apiKey: API_KEY }, warm);
+    const charge = await drive(options, "charge", sandbox.url, "/charge", { apiKey: API_KEY });
+
+    let pay: Load | null = null;
+    if (hasPay) {
+      log("pay() path: tokenize + invoice + pay…");
+      pay = await drive(options, "pay", sandbox.url, "/", {
+        token: TOKEN,
+        card: CARD,
+        invoice: { total: 10.5, email: CARD.email, meta: { reference: "bench" } },
+      });
+    } else log("pay() path skipped: the invoice routes are not in /openapi/json yet");
+
+    log("GET /transaction, big and small merchant…");
+    await drive(options, "get", sandbox.url, "/transaction", { apiKey: BIG_KEY }, warm);
+    const listBig = await drive(options, "get", sandbox.url, "/transaction", { apiKey: BIG_KEY });
+    const listSmall = await drive(options, "get", sandbox.url, "/transaction", { apiKey: SMALL_KEY });
+    const check = await fetch(`${sandbox.url}/transaction?per_page=1`, {
+      headers: { authorization: `Bearer ${BIG_KEY}` },
+    });
+    const bigTotal = ((await check.json()) as { total: number }).total;
+
+    let payjs: { raw: number; gzip: number } | null = null;
+    const script = await fetch(`${sandbox.url}/payjs.js`);
+    if (script.status === 200) {
+      const bytes = new Uint8Array(await script.arrayBuffer());
+      payjs = { raw: bytes.byteLength, gzip: Bun.gzipSync(bytes).byteLength };
+    } else await script.arrayBuffer();
+
+    const memory = rssOf(sandbox.child.pid!);
+    await stopChild(sandbox.child);
+
+    Object.assign(results, {
+      ceiling: ceil,
+      charge: { ...charge, ratio_to_ceiling: round(charge.rps / ceil.rps, 3) },
+      pay: pay && { ...pay, pays_per_second: round(pay.rps / 3) },
+      list_big: { ...listBig, stored: bigTotal },
+      list_small: { ...listSmall, stored: 1000 },
+      list_ratio: round(listBig.rps / listSmall.rps, 3),
+      start_ms: {
+        bun_server_ts: round(startBun),
+        npm_start: round(startNpm),
+        binary: startBinary && round(startBinary),
+      },
+      rss_mb: { idle: round(idleRss), peak: round(memory.peak), after_load: round(memory.rss) },
+      payjs_bytes: payjs,
+    });
+    const r = results as any;
+    const rows: [string, string, string, boolean | null][] = [
+      [
+        "bare Bun.serve JSON (ceiling)",
+        `${Math.round(ceil.rps).toLocaleString("en")} req/s · p50 ${ceil.p50} ms · p99 ${ceil.p99} ms`,
+        "—",
+        null,
+      ],
+      [
+        "POST /charge (fresh payment method, durable)",
+        `${Math.round(charge.rps).toLocaleString("en")} req/s · p50 ${charge.p50} ms · p99 ${charge.p99} ms · ${r.charge.ratio_to_ceiling}× ceiling`,
+        "≥ 25,000 req/s, ≥ 0.30× ceiling, p99 ≤ 10 ms",
+        charge.rps >= 25_000 && r.charge.ratio_to_ceiling >= 0.3 && charge.p99 <= 10,
+      ],
+      [
+        "pay() server path (tokenize + invoice + pay)",
+        pay
+          ? `${r.pay.pays_per_second.toLocaleString("en")} pays/s · p99 ${pay.p99} ms per request`
+          : "invoice routes not present",
+        "—",
+        null,
+      ],
+      [
+        `GET /transaction, ${bigTotal.toLocaleString("en")} stored vs 1,000`,
+        `${Math.round(listBig.rps).toLocaleString("en")} vs ${Math.round(listSmall.rps).toLocaleString("en")} req/s · ratio ${r.list_ratio} · p99 ${listBig.p99} / ${listSmall.p99} ms`,
+        "ratio ≥ 0.9",
+        r.list_ratio >= 0.9,
+      ],
+      [
+        "cold start to first 200 (median)",
+        `bun server.ts ${r.start_ms.bun_server_ts} ms · npm start ${r.start_ms.npm_start} ms · binary ${startBinary === null ? "not built" : `${r.start_ms.binary} ms`}`,
+        "≤ 100 ms",
+        (startBinary ?? startBun) <= 100,
+      ],
+      ["RSS", `idle ${r.rss_mb.idle} MB · peak under load ${r.rss_mb.peak} MB`, "idle ≤ 60 MB", idleRss <= 60],
+      [
+        "payjs.js",
+        payjs
+          ? `${(payjs.raw / 1024).toFixed(1)} KB raw · ${(payjs.gzip / 1024).toFixed(1)} KB gzipped`
+          : "GET /payjs.js not present",
+        "≤ 12 KB gzipped",
+        payjs ? payjs.gzip <= 12 * 1024 : null,
+      ],
+    ];
+    const machine = {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model ?? "?",
+      memory_gb: round(totalmem() / 1024 ** 3),
+      load_average_before: round(load.before, 2),
+      load_average_after: round(loadavg()[0]!, 2),
+    };
+    const git = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout?.toString().trim();
+    const table = [
+      `| measure | result | target | |`,
+      `|---|---|---|---|`,
+      ...rows.map(
+        ([what, value, target, ok]) => `| ${what} | ${value} | ${target} | ${ok === null ? "" : ok ? "✅" : "❌"} |`,
+      ),
+    ].join("\n");
+    const header = `paysandbox bench — ${new Date().toISOString().slice(0, 16)}Z, git ${git}, Bun ${Bun.version}, ${machine.cpus} × ${machine.cpu}, load average ${machine.load_average_before} → ${machine.load_average_after}; ${options.driver === "wrk" ? "wrk -t1" : "autocannon"} -c ${options.connections}, ${options.duration} s per phase`;
+    process.stdout.write(`\n${header}\n\n${table}\n\n`);
+    mkdirSync(join(ROOT, "bench"), { recursive: true });
+    writeFileSync(
+      join(ROOT, "bench/results.json"),
+      JSON.stringify(
+        { date: new Date().toISOString(), git, bun: Bun.version, machine, options, results, table },
+        null,
+        2,
+      ) + "\n",
+    );
+    log("wrote bench/results.json");
+  } finally {
+    stopAll();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);
