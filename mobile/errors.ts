@@ -53,7 +53,8 @@ export function paymentError(
 
 /** True for a code of the sandbox's error envelope. */
 export function isApiErrorCode(value: unknown): value is ApiErrorCode {
-  return typeof value === "string" && Object.hasOwn(API_ERROR_STATUS, value);
+  // Not Object.hasOwn: older Hermes (React Native) lacks it.
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(API_ERROR_STATUS, value);
 }
 
 /** A readable name of what a caller passed, for "expected X, got Y" messages. */
