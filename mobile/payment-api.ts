@@ -122,7 +122,7 @@ export class PaymentApi {
   /**
    * Tokenizes a card or bank account. The listener (optional) and the returned Promise get the
    * same response: `{ ok: true, paymentMethod }` or `{ ok: false, error }`. Expected failures
-   * (invalid input, declined token, network down) are values; passing something that is not a
+   * (invalid input, an unknown token, network down) are values; passing something that is not a
    * CreditCard or BankAccount throws a TypeError. If the listener throws, the Promise rejects
    * with that error.
    * @example
