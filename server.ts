@@ -123,6 +123,8 @@ export async function main(argv: string[]): Promise<void> {
       fail(`port ${config.port} on ${config.host} is already in use (try --port)`);
     fail(`cannot listen on ${config.host}:${config.port}: ${message}`);
   }
+  // Elysia hands `server` to hooks only when it knows it: the /_sandbox loopback guard reads the client address from it.
+  app.server = server;
   const url = config.publicUrl ? publicUrlOf(config) : publicUrlOf(config, server.port);
   deps.publicUrl = url;
   startWorkers(deps);
