@@ -8,6 +8,7 @@ import { Elysia } from "elysia";
 import { chargeRoutes } from "./api/charge/index";
 import { clockRoutes } from "./api/clock/index";
 import { customerRoutes } from "./api/customers/index";
+import { dashboardRoutes } from "./api/dashboard/index";
 import { invoiceRoutes } from "./api/invoices/index";
 import { publicInvoiceRoutes } from "./api/invoices/public";
 import { outboxRoutes } from "./api/outbox/index";
@@ -166,11 +167,13 @@ export function composeApp(deps: AppDeps) {
       Object.assign(set.headers, rendered.headers);
       return rendered.body;
     })
-    .onAfterResponse(({ request, set }) => {
+    .onAfterResponse(({ request, set, responseValue }) => {
       const started = requestIds.get(request);
       const ms = started ? (performance.now() - started.start).toFixed(1) : "?";
+      // A handler that returns a Response (pages, assets, 304s) carries its own status.
+      const status = responseValue instanceof Response ? responseValue.status : (set.status ?? 200);
       // Only the path: query strings and bodies never reach the log.
-      deps.log.info(`${request.method} ${new URL(request.url).pathname} ${set.status ?? 200} ${ms}ms`);
+      deps.log.info(`${request.method} ${new URL(request.url).pathname} ${status} ${ms}ms`);
     })
     // --rate-limit and --chaos (off by default: then no hook at all); before every route.
     .use(limits(deps))
@@ -205,7 +208,8 @@ export function composeApp(deps: AppDeps) {
     .use(selfRoutes(deps))
     .use(webhookRoutes(deps))
     .use(webhookSandboxRoutes(deps))
-    .use(sandboxRoutes(deps));
+    .use(sandboxRoutes(deps))
+    .use(dashboardRoutes(deps));
   return app;
 }
 

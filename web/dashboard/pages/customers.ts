@@ -1,0 +1,112 @@
+import type { Customer } from "../../../api/customers/service";
+import type { PaymentMethod } from "../../../api/payment-methods/service";
+import type { Transaction } from "../../../api/transactions/service";
+import type { Page } from "../../../lib/pagination";
+import { html, type Renderable } from "../html";
+import { emptyState, fields, idLink, pager } from "../layout";
+import { transactionRows } from "./transactions";
+
+export function customerName(c: Customer): string {
+  return [c.firstname, c.lastname].filter(Boolean).join(" ") || c.company || c.email || "(no name)";
+}
+
+export function customersPage(page: Page<Customer>, keywords: string): Renderable {
+  return html`<h1>Customers</h1>
+    <form class="filters" method="get" action="/dashboard/customers">
+      <label
+        >Search <input type="search" name="q" value="${keywords}" placeholder="name, e-mail, company, phone"
+      /></label>
+      <button type="submit">Search</button>
+    </form>
+    ${
+      page.total === 0
+        ? emptyState(keywords ? "No customers match." : "No customers yet: tokenizing a card creates one.")
+        : html`<table class="customers">
+            <thead>
+              <tr>
+                <th>Id</th>
+                <th>Name</th>
+                <th>E-mail</th>
+                <th>Phone</th>
+                <th>Company</th>
+                <th>Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${page.data.map(
+                (c) =>
+                  html`<tr data-id="${c.id}">
+                    <td>${idLink(`/dashboard/customers/${encodeURIComponent(c.id)}`, c.id)}</td>
+                    <td class="name">${customerName(c)}</td>
+                    <td>${c.email}</td>
+                    <td>${c.phone}</td>
+                    <td>${c.company}</td>
+                    <td>${c.created_at}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+    ${pager("/dashboard/customers", page, { q: keywords })}`;
+}
+
+export function customerPage(
+  c: Customer,
+  methods: readonly PaymentMethod[],
+  transactions: Page<Transaction>,
+): Renderable {
+  return html`<h1 class="name">${customerName(c)}</h1>
+    <div class="grid">
+      <section class="card">
+        ${fields([
+          ["Id", html`<code>${c.id}</code>`],
+          ["First name", c.firstname],
+          ["Last name", c.lastname],
+          ["Company", c.company],
+          ["E-mail", c.email],
+          ["Phone", c.phone],
+          [
+            "Address",
+            [c.address_1, c.address_2, c.address_city, c.address_state, c.address_zip, c.address_country]
+              .filter(Boolean)
+              .join(", "),
+          ],
+          ["Reference", c.reference],
+          ["Notes", c.notes],
+          ["Created", c.created_at],
+          ["Deleted", c.deleted_at],
+        ])}
+      </section>
+      <section class="card">
+        <h2>Payment methods</h2>
+        ${
+          methods.length === 0
+            ? html`<p class="muted">None.</p>`
+            : html`<table>
+                <thead>
+                  <tr>
+                    <th>Method</th>
+                    <th>Details</th>
+                    <th>Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${methods.map(
+                    (pm) =>
+                      html`<tr>
+                        <td>${pm.method}</td>
+                        <td>
+                          ${pm.method === "card" ? `${pm.card_type} ••••${pm.card_last_four} exp ${pm.card_exp}` : `${pm.bank_name ?? "Bank"} ${pm.bank_type}`}
+                          <span class="muted mono">${pm.id.slice(0, 8)}</span>
+                        </td>
+                        <td>${pm.created_at}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+        }
+      </section>
+    </div>
+    <h2>Transactions</h2>
+    ${transactions.total === 0 ? emptyState("No transactions.") : transactionRows(transactions.data, false)}`;
+}
