@@ -36,7 +36,25 @@ export class EventBus {
     };
   }
 
+  private readonly queue: SandboxEvent[] = [];
+  private delivering = false;
+
+  /**
+   * Delivers the event to every listener, synchronously. An event a listener emits while
+   * another is being delivered (update_invoice caused by create_transaction) is delivered right
+   * after it, so every listener sees events in cause-then-effect order.
+   */
   emit(event: SandboxEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.queue.push(event);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+        for (const listener of this.listeners) listener(next);
+      }
+    } finally {
+      this.delivering = false;
+      this.queue.length = 0;
+    }
   }
 }

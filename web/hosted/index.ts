@@ -21,6 +21,11 @@ const HTML_HEADERS = {
   "x-content-type-options": "nosniff",
 };
 
+const PAGE_RESPONSES = {
+  200: t.String({ description: "An HTML page" }),
+  404: t.String({ description: "An HTML page: no such invoice" }),
+};
+
 const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
 
 function page(status: number, body: string): Response {
@@ -120,6 +125,7 @@ export function hostedRoutes(deps: AppDeps) {
       },
       {
         params: t.Object({ id: t.String() }),
+        response: PAGE_RESPONSES,
         detail: { summary: "The hosted invoice page (HTML): merchant, customer, items, totals, payments" },
       },
     )
@@ -159,6 +165,7 @@ export function hostedRoutes(deps: AppDeps) {
       },
       {
         params: t.Object({ id: t.String() }),
+        response: PAGE_RESPONSES,
         detail: {
           summary: "The hosted payment page (HTML) of an open or ATTEMPTED invoice; pays it with payjs.js",
         },
