@@ -153,7 +153,7 @@ describe("POST /invoice/{id}/pay", () => {
       "create_transaction",
       "update_invoice",
     ]);
-    const update = events.at(-1)!.record as { status: string };
+    const update = events.at(-1)!.record as unknown as { status: string };
     expect(update.status).toBe("PAID");
   });
 
