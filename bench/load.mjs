@@ -45,7 +45,10 @@ function requestsOf(scenario) {
           method: "POST",
           path: `${base}/invoice`,
           headers: json,
-          setupRequest: (request, context) => (context.pm ? { ...request, body: JSON.stringify(spec.invoice) } : null),
+          setupRequest: (request, context) =>
+            context.pm
+              ? { ...request, body: JSON.stringify({ ...spec.invoice, payment_method_id: context.pm }) }
+              : null,
           onResponse: (status, body, context) => {
             context.invoice = status === 200 ? JSON.parse(body).id : undefined;
           },
