@@ -25,7 +25,7 @@ export interface Week {
   midnight(days: number): number;
   /** Moves the clock forward by seconds (through the route) and returns its answer. */
   advance(seconds: number): Promise<any>;
-  /** Moves the clock to `target` (epoch ms). */
+  /** Moves the clock to `target` (epoch ms), or just runs the due jobs when it is already there. */
   goTo(target: number): Promise<any>;
   /** Tokenizes the test Visa (or the test bank account) and charges it. */
   pay(total: number | string, method?: "card" | "bank"): Promise<any>;
@@ -46,8 +46,9 @@ export async function startWeek(ctx: TestContext): Promise<Week> {
     advance,
     async goTo(target) {
       const now = ctx.deps.clock.now(ctx.merchantId).getTime();
-      expect(target).toBeGreaterThanOrEqual(now);
-      return advance((target - now) / 1000);
+      // The clock runs in real time too: a target a few seconds behind (the test's own run time) is "now".
+      expect(target).toBeGreaterThan(now - 10_000);
+      return advance(Math.max(0, target - now) / 1000);
     },
     async pay(total, method = "card") {
       const pm = await tokenize(ctx, method === "bank" ? BANK : {});
