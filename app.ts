@@ -53,6 +53,7 @@ const CORS_HEADERS = {
   "access-control-allow-methods": "GET, POST, OPTIONS",
   "access-control-allow-headers": "content-type, idempotency-key, accept",
   "access-control-max-age": "600",
+  "access-control-expose-headers": "idempotent-replayed, retry-after, x-request-id",
 };
 
 /** Reads a body of at most MAX_BODY_BYTES, refusing larger ones without buffering them. */

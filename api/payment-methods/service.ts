@@ -1,18 +1,9 @@
 import type { Database } from "bun:sqlite";
 import type { SandboxClock } from "../../lib/clock";
 import { hmacHex } from "../../lib/crypto";
-import { detectBrand, digitsOnly, isCardNumberValid, cvvLength, type CardBrand } from "../../payjs/card-rules";
+import { detectBrand, digitsOnly, type CardBrand } from "../../payjs/card-rules";
 import { MESSAGES } from "../../payjs/messages";
-import {
-  addError,
-  validateAvs,
-  validateBankFields,
-  validateCardExp,
-  validateCustomerFields,
-  validateMethod,
-  validatePersonName,
-  type FieldErrors,
-} from "../../payjs/validation";
+import { addError, validateAvs, validateTokenizeInput } from "../../payjs/validation";
 import { bankOutcome, findTestCard, type Outcome } from "../../processor/test-data";
 import { customerRecord, type Customer, type CustomerInput, type CustomerService } from "../customers/service";
 import { ApiError, assertValid, invalidState, notFound } from "../errors";
@@ -181,60 +172,28 @@ export class PaymentMethodService {
   }
 
   /**
-   * Validates a tokenize request (every rule of DESIGN §7 that applies to tokenizing) and
-   * returns the processor outcome it will have. Throws the 422 with every failed field.
+   * Validates a tokenize request: the shared client-checkable rules, then what only the server
+   * knows (the customer exists, the merchant's AVS settings, the sandbox's test data). Returns
+   * the processor outcome the payment method will have; throws the 422 with every failed field.
    */
   private validate(merchant: MerchantRow, input: TokenizeInput, now: Date): Outcome {
-    const errors: FieldErrors = {};
     const raw = input as Record<string, unknown>;
-    validateMethod(raw, errors);
-    if (input.customer_id !== undefined && input.customer_id !== "") {
-      if (typeof input.customer_id !== "string" || !this.customers.find(merchant.id, input.customer_id)) {
+    const errors = validateTokenizeInput(raw, now);
+    if (typeof input.customer_id === "string" && input.customer_id !== "") {
+      if (!this.customers.find(merchant.id, input.customer_id))
         addError(errors, "customer_id", MESSAGES.customerNotFound);
-      }
-    } else {
-      validateCustomerFields(raw, { requireNames: false, requireContact: false }, errors);
     }
     validateAvs(raw, settingsOf(merchant), errors);
-    validatePersonName(raw, errors);
     let outcome: Outcome | undefined;
-    if (input.method === "card") {
-      outcome = this.validateCard(input, now, errors);
-    } else if (input.method === "bank") {
-      validateBankFields(raw, errors);
-      if (!errors.bank_routing && !errors.bank_account) {
-        outcome = bankOutcome(input.bank_routing!, input.bank_account!);
-        if (!outcome) addError(errors, "bank_routing", MESSAGES.routingNotTest);
-      }
+    if (input.method === "card" && !errors.card_number) {
+      outcome = findTestCard(digitsOnly(input.card_number!))?.outcome;
+      if (!outcome) addError(errors, "card_number", MESSAGES.cardNumberNotTest);
+    } else if (input.method === "bank" && !errors.bank_routing && !errors.bank_account) {
+      outcome = bankOutcome(input.bank_routing!, input.bank_account!);
+      if (!outcome) addError(errors, "bank_routing", MESSAGES.routingNotTest);
     }
     assertValid(errors);
     return outcome!;
-  }
-
-  private validateCard(input: TokenizeInput, now: Date, errors: FieldErrors): Outcome | undefined {
-    const raw = input as Record<string, unknown>;
-    validateCardExp(raw, now, errors);
-    const number = input.card_number;
-    let outcome: Outcome | undefined;
-    if (number === undefined || number === null || number === "") {
-      addError(errors, "card_number", MESSAGES.required("card_number"));
-    } else if (typeof number !== "string" || !/^[\d\s-]+$/.test(number)) {
-      addError(errors, "card_number", MESSAGES.cardNumberDigits);
-    } else if (!isCardNumberValid(number)) {
-      addError(errors, "card_number", MESSAGES.cardNumberInvalid);
-    } else {
-      outcome = findTestCard(digitsOnly(number))?.outcome;
-      if (!outcome) addError(errors, "card_number", MESSAGES.cardNumberNotTest);
-    }
-    const cvv = input.card_cvv;
-    if (cvv !== undefined && cvv !== null && cvv !== "") {
-      const brand = typeof number === "string" ? detectBrand(number) : null;
-      const length = cvvLength(brand);
-      if (typeof cvv !== "string" || !new RegExp(`^\\d{${length}}$`).test(cvv)) {
-        addError(errors, "card_cvv", MESSAGES.cvvInvalid(length));
-      }
-    }
-    return outcome;
   }
 
   /**

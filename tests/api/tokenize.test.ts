@@ -222,6 +222,7 @@ describe("POST /webpayment/{token}/tokenize", () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
     expect(preflight.headers.get("access-control-allow-headers")).toContain("idempotency-key");
+    expect(preflight.headers.get("access-control-expose-headers")).toContain("idempotent-replayed");
     const res = await tokenizeRaw({ ...CARD, card_number: "1" });
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
   });
