@@ -3,7 +3,6 @@
  * build the very same app and call app.handle(new Request(...)).
  */
 import type { Database } from "bun:sqlite";
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { chargeRoutes } from "./api/charge/index";
 import { clockRoutes } from "./api/clock/index";
@@ -17,6 +16,7 @@ import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { depositRoutes } from "./api/deposits/index";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
 import { limits } from "./api/limits";
+import { openapiRoutes } from "./api/openapi-ui";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
 import { payjsRoutes } from "./api/payjs/index";
 import { rememberRawBody } from "./api/raw-body";
@@ -178,21 +178,7 @@ export function composeApp(deps: AppDeps) {
     })
     // --rate-limit and --chaos (off by default: then no hook at all); before every route.
     .use(limits(deps))
-    .use(
-      openapi({
-        path: "/openapi",
-        documentation: {
-          info: {
-            title: "paysandbox",
-            version: VERSION,
-            description:
-              "A local sandbox of a card and ACH payment service. Merchant routes take `Authorization: Bearer <api_key>`; public routes take the web payments token in the path.",
-          },
-          components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
-          security: [{ apiKey: [] }],
-        },
-      }),
-    )
+    .use(openapiRoutes(VERSION))
     .use(webpaymentRoutes(deps))
     .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))

@@ -167,4 +167,17 @@ describe("OpenAPI", () => {
     }
     expect(paths["/charge"]?.post?.responses).toHaveProperty("402");
   });
+
+  test("the /openapi UI loads its script and styles from the sandbox itself, not a CDN", async () => {
+    const page = await ctx.app.handle(new Request("http://localhost/openapi"));
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('src="/openapi/assets/swagger-ui-bundle.js"');
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    for (const asset of ["swagger-ui-bundle.js", "swagger-ui.css"]) {
+      const res = await ctx.app.handle(new Request(`http://localhost/openapi/assets/${asset}`));
+      expect(res.status).toBe(200);
+      expect((await res.text()).length).toBeGreaterThan(10_000);
+    }
+  });
 });
