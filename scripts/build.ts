@@ -9,7 +9,7 @@
  *   bun scripts/build.ts [--outfile dist/paysandbox]
  */
 import { readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { EMBEDDED_DIRS, listSourceFiles } from "../web/embedded";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -23,6 +23,48 @@ export function collectEmbeddedFiles(root: string = ROOT): Record<string, string
   return files;
 }
 
+const TEXT_IMPORT = /import\s+(?:\*\s+as\s+\w+|\w+)\s+from\s+["']([^"']+)["']\s+with\s*\{\s*type:\s*["']text["']\s*\}/g;
+
+/** Every `import x from "./file" with { type: "text" }` of the project, as "importer\0specifier". */
+export function findTextImports(root: string = ROOT): Set<string> {
+  const found = new Set<string>();
+  const glob = new Bun.Glob("**/*.ts");
+  for (const path of glob.scanSync({ cwd: root })) {
+    if (/^(node_modules|dist|tests|\.paysandbox)\//.test(path)) continue;
+    const source = readFileSync(join(root, path), "utf8");
+    for (const match of source.matchAll(TEXT_IMPORT)) found.add(`${join(root, path)}\0${match[1]}`);
+  }
+  return found;
+}
+
+/**
+ * Keeps a text import a string in the binary. The bundler keys modules by path only, so a file
+ * imported both as code (payjs/validation.ts by the server) and as text (by api/payjs/bundle.ts,
+ * to bundle payjs.js at run time) would become one module and the text import would lose its
+ * string. Each text import resolves instead to its own module exporting the file's text.
+ */
+const TEXT_PREFIX = "/paysandbox-text";
+
+function textImportsPlugin(textImports: Set<string>): import("bun").BunPlugin {
+  return {
+    name: "paysandbox-text-imports",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (!textImports.has(`${args.importer}\0${args.path}`)) return undefined;
+        // A path of its own too: the bundler merges modules of one path even across namespaces.
+        return {
+          path: `${TEXT_PREFIX}${Bun.resolveSync(args.path, dirname(args.importer))}`,
+          namespace: "paysandbox-text",
+        };
+      });
+      build.onLoad({ filter: /.*/, namespace: "paysandbox-text" }, (args) => ({
+        contents: `export default ${JSON.stringify(readFileSync(args.path.slice(TEXT_PREFIX.length), "utf8"))};`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
 /** Compiles server.ts into `outfile`; returns its size in bytes and the embedded file count. */
 export async function buildBinary(outfile: string): Promise<{ outfile: string; bytes: number; embedded: number }> {
   const embedded = collectEmbeddedFiles();
@@ -30,6 +72,7 @@ export async function buildBinary(outfile: string): Promise<{ outfile: string; b
     entrypoints: [join(ROOT, "server.ts")],
     target: "bun",
     compile: { outfile },
+    plugins: [textImportsPlugin(findTextImports())],
     files: {
       [join(ROOT, "web/embedded-files.ts")]:
         `export const EMBEDDED_FILES: Readonly<Record<string, string>> | null = ${JSON.stringify(embedded)};\n`,
