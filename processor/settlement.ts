@@ -213,7 +213,7 @@ export class Settlement {
     let gross = 0;
     let refunds = 0;
     let fees = 0;
-    const roots: string[] = [];
+    const roots = new Set<string>();
     const setRow = this.db.query(
       "UPDATE transactions SET batch_id = ?, settled_at = ?, fee_cents = ?, updated_at = ? WHERE id = ?",
     );
@@ -230,7 +230,7 @@ export class Settlement {
           .query("UPDATE transactions SET batch_id = ?, settled_at = ?, updated_at = ? WHERE id = ?")
           .run(batchId, settledAt, settledAt, rootId);
       }
-      if (!roots.includes(rootId)) roots.push(rootId);
+      roots.add(rootId);
     }
     this.db
       .query(
