@@ -39,6 +39,7 @@ function notFoundPage(): Response {
       <html lang="en">
         <head>
           <meta charset="utf-8" />
+          <link rel="icon" href="data:," />
           <title>Invoice not found</title>
         </head>
         <body>

@@ -96,6 +96,7 @@ function layout(title: string, body: SafeHtml, script: SafeHtml = html``): strin
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <link rel="icon" href="data:," />
         <title>${title}</title>
         <style>
           ${new SafeHtml(STYLE)}
