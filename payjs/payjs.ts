@@ -40,7 +40,17 @@ const CUSTOMER_FIELDS = [
   "address_zip",
   "address_country",
 ] as const;
-const INVOICE_FIELDS = ["customer_id", "total", "meta", "url", "send_receipt", "email", ...CUSTOMER_FIELDS] as const;
+// invoice_id: the hosted payment page pays an existing open invoice (the route reuses it).
+const INVOICE_FIELDS = [
+  "invoice_id",
+  "customer_id",
+  "total",
+  "meta",
+  "url",
+  "send_receipt",
+  "email",
+  ...CUSTOMER_FIELDS,
+] as const;
 const BANK_FIELDS = [
   "person_name",
   "bank_account",

@@ -157,6 +157,11 @@ interface CommonDetails {
   address_country?: string;
   /** An existing customer of the merchant; the customer fields are then ignored. */
   customer_id?: string;
+  /**
+   * Pay this open (DRAFT or ATTEMPTED) invoice of the merchant instead of creating one, as the
+   * hosted payment page does; `total` must equal its balance due.
+   */
+  invoice_id?: string;
   meta?: InvoiceMeta;
   /** Prefix of the hosted invoice link in receipts (the invoice id is appended). */
   url?: string;

@@ -258,6 +258,22 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
     expect(rows.map((row) => row.scope)).toHaveLength(3);
   });
 
+  test("pay() with invoice_id pays that open invoice instead of creating one", async () => {
+    const customer = await ctx.call("POST", "/customer", {
+      body: { firstname: "Katherine", lastname: "Johnson", email: "katherine@example.com" },
+    });
+    expect(customer.status).toBe(200);
+    const open = await ctx.call("POST", "/invoice", { body: { customer_id: customer.body.id, total: 7.5 } });
+    expect(open.status).toBe(200);
+    const paid = await page.evaluate(
+      ([details, id, customerId]) =>
+        (window as any).forms.pretty.payjs.pay({ ...details, invoice_id: id, customer_id: customerId, total: "7.50" }),
+      [DETAILS, open.body.id, customer.body.id] as const,
+    );
+    expect(paid).toMatchObject({ id: open.body.id, status: "PAID", total: 7.5, balance_due: 0 });
+    expect(paid.customer_id).toBe(customer.body.id);
+  });
+
   test("a second pay() while the first runs is refused with payment_in_progress", async () => {
     const codes = await page.evaluate(async (details) => {
       const payjs = (window as any).forms.pretty.payjs;
