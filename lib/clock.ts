@@ -52,19 +52,20 @@ export class SandboxClock {
    * job runners run there, then at the new now. Returns the new now.
    */
   advance(merchantId: string, ms: number): Date {
-    const start = this.offsetMs(merchantId);
-    const offset = start + Math.max(0, Math.round(ms));
+    const offset = this.offsetMs(merchantId) + Math.max(0, Math.round(ms));
     const target = this.realNow() + offset;
-    for (
-      let midnight = Math.floor(this.now(merchantId).getTime() / DAY_MS) * DAY_MS + DAY_MS;
-      midnight <= target;
-      midnight += DAY_MS
-    ) {
-      this.offsets.set(merchantId, midnight - this.realNow());
-      this.tick(merchantId);
-    }
+    const firstMidnight = Math.floor(this.now(merchantId).getTime() / DAY_MS) * DAY_MS + DAY_MS;
+    // The new time is stored first: a job that fails on the way leaves the clock where it was asked
+    // to be, and what it did not run is caught up by the next tick (jobs are decided by timestamps).
     this.db.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(offset, merchantId);
-    this.offsets.set(merchantId, offset);
+    try {
+      for (let midnight = firstMidnight; midnight <= target; midnight += DAY_MS) {
+        this.offsets.set(merchantId, midnight - this.realNow());
+        this.tick(merchantId);
+      }
+    } finally {
+      this.offsets.set(merchantId, offset);
+    }
     this.tick(merchantId);
     return this.now(merchantId);
   }

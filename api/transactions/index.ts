@@ -42,9 +42,6 @@ const AmountBody = (what: string) =>
       idempotency_id: t.Optional(t.String({ description: "Same as the Idempotency-Key header" })),
     }),
   );
-const NoAmountBody = t.Optional(
-  t.Object({ idempotency_id: t.Optional(t.String({ description: "Same as the Idempotency-Key header" })) }),
-);
 const MONEY_RESPONSES = { 200: TransactionRecord, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody } as const;
 
 type MoneyRoute = "capture" | "void" | "refund" | "void-or-refund";
@@ -110,7 +107,7 @@ export function transactionRoutes(deps: AppDeps) {
       },
       {
         params: t.Object({ id: t.String() }),
-        body: NoAmountBody,
+        body: AmountBody("Optional: the full amount (a void is always in full; any other amount is refused)"),
         headers: IdempotencyHeaders,
         response: MONEY_RESPONSES,
         detail: {
@@ -186,7 +183,7 @@ export function transactionRoutes(deps: AppDeps) {
           action === "capture"
             ? transactions.capture(merchantId, id, cents)
             : action === "void"
-              ? transactions.void(merchantId, id)
+              ? transactions.void(merchantId, id, cents)
               : action === "refund"
                 ? transactions.refund(merchantId, id, cents)
                 : transactions.voidOrRefund(merchantId, id, cents);

@@ -388,9 +388,13 @@ export class TransactionService {
    * Voids a transaction that has not settled, in full: a `void` child; the parent (and its
    * capture, if any) is `is_voided` and never settles. Call inside an immediate transaction.
    */
-  void(merchantId: string, id: string): TransactionRow {
+  void(merchantId: string, id: string, totalCents?: number): TransactionRow {
     const row = this.operable(merchantId, id, "void");
     if (row.settled_at !== null) throw invalidState(STATE_MESSAGES.voidSettled(row.id));
+    // A total is optional, but one that is not the full amount must not be silently voided in full.
+    if (totalCents !== undefined && totalCents !== this.voidCents(row)) {
+      throw new ValidationFailed({ total: [STATE_MESSAGES.voidPartial(amount(this.voidCents(row)))] });
+    }
     const now = this.clock.timestamp(merchantId);
     this.addChild(row, "void", this.voidCents(row), now);
     this.db.query("UPDATE transactions SET is_voided = 1, updated_at = ? WHERE id = ?").run(now, row.id);
@@ -431,11 +435,7 @@ export class TransactionService {
   voidOrRefund(merchantId: string, id: string, totalCents?: number): TransactionRow {
     const row = this.operable(merchantId, id, "refund");
     if (row.settled_at !== null) return this.refund(merchantId, id, totalCents);
-    const full = this.voidCents(row);
-    if (totalCents !== undefined && totalCents !== full) {
-      throw new ValidationFailed({ total: [STATE_MESSAGES.voidPartial(amount(full))] });
-    }
-    return this.void(merchantId, id);
+    return this.void(merchantId, id, totalCents);
   }
 
   list(merchantId: string, filters: TransactionFilters, page: PageRequest, url: string): Page<Transaction> {

@@ -129,6 +129,13 @@ describe("POST /transaction/{id}/void", () => {
     });
   });
 
+  test("a total other than the full amount is refused rather than voided in full", async () => {
+    const sale = await approved(10);
+    expectTotalError(await post(sale.id, "void", { total: 4 }), STATE_MESSAGES.voidPartial("10.00"));
+    expect(await get(sale.id)).toMatchObject({ is_voided: false, child_transactions: [] });
+    expect((await post(sale.id, "void", { total: "10.00" })).body.is_voided).toBe(true);
+  });
+
   test("voids an unsettled bank payment", async () => {
     const res = await charge(ctx, 30, BANK);
     expect((await post(res.body.id, "void")).body).toMatchObject({ is_voided: true, method: "bank" });

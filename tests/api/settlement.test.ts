@@ -264,6 +264,23 @@ describe("settlement events and time order", () => {
     expect(deposit).toMatchObject({ settled_at: ts(midnight(1)), deposited_at: ts(midnight(2)) });
   });
 
+  test("a job that fails during an advance leaves the clock at its target, and the next tick catches up", async () => {
+    const sale = await pay(10);
+    let failures = 1;
+    const remove = ctx.deps.clock.onTick(() => {
+      if (failures-- > 0) throw new Error("a failing job");
+    });
+    const target = midnight(2) + HOUR;
+    expect(() => ctx.deps.clock.advance(ctx.merchantId, target - ctx.deps.clock.now(ctx.merchantId).getTime())).toThrow(
+      "a failing job",
+    );
+    remove();
+    expect(Math.abs(ctx.deps.clock.now(ctx.merchantId).getTime() - target)).toBeLessThan(5000);
+    ctx.deps.clock.tick();
+    expect(await get(sale.id)).toMatchObject({ settled_at: ts(midnight(1)) });
+    expect((await deposits()).data[0]).toMatchObject({ deposited_at: ts(midnight(2)) });
+  });
+
   test("jobs run on real time while the server is up, through the clock worker", async () => {
     const { SandboxClock } = await import("../../lib/clock");
     const { openDatabase } = await import("../../db/open");
