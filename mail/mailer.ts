@@ -166,11 +166,29 @@ export class Mailer {
     return this.db.query<SmsRow, [string]>("SELECT * FROM sms WHERE id = ?").get(id)!;
   }
 
-  /** The "mailer" worker: on stop, waits for relays in flight and closes the SMTP pool. */
+  /**
+   * Relays the messages a previous run stored but had not relayed yet (the process stopped
+   * mid-relay). Returns how many it started.
+   */
+  resumePending(): number {
+    if (!this.options.smtpUrl) return 0;
+    const rows = this.db
+      .query<EmailRow, []>("SELECT * FROM emails WHERE relay_status = 'pending' ORDER BY created_at, rowid")
+      .all();
+    for (const row of rows) this.track(this.relayMessage(row.id, row.from_address, row.to_address, row.raw));
+    return rows.length;
+  }
+
+  /**
+   * The "mailer" worker: on start, relays what a previous run left pending; on stop, waits for
+   * relays in flight and closes the SMTP pool.
+   */
   worker() {
     return {
       name: "mailer",
-      start: () => {},
+      start: () => {
+        this.resumePending();
+      },
       stop: async () => {
         await this.idle();
         this.relay?.close();

@@ -203,8 +203,9 @@ describe("relaying receipts through --smtp", () => {
     const paid = await pay(ctx);
     expect(paid.status).toBe(200);
     await ctx.deps.mailer.idle();
-    expect(received).toHaveLength(1);
-    const { parsed, envelopeTo } = received[0]!;
+    const mine = received.filter((r) => r.parsed.text?.includes(paid.body.id));
+    expect(mine).toHaveLength(1);
+    const { parsed, envelopeTo } = mine[0]!;
     expect(envelopeTo).toEqual(["ada@example.com"]);
     expect(parsed.subject).toBe("Payment received: $30.00 to Sandbox Merchant");
     expect(parsed.from?.value[0]).toEqual({ name: "Sandbox Merchant", address: "receipts@paysandbox.localhost" });
@@ -221,6 +222,21 @@ describe("relaying receipts through --smtp", () => {
     expect(email.relay_status).toBe("sent");
     expect(email.relay_error).toBeNull();
     expect(email.relayed_at).not.toBeNull();
+  });
+
+  test("a message left pending by a stopped process is relayed when the mailer starts again", async () => {
+    const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
+    await pay(ctx, { email: "resume@example.com" });
+    await ctx.deps.mailer.idle();
+    const email = await latest(ctx);
+    // As if the process had stopped between storing the message and relaying it.
+    ctx.deps.db.query("UPDATE emails SET relay_status = 'pending', relayed_at = NULL WHERE id = ?").run(email.id);
+    const before = received.filter((r) => r.envelopeTo[0] === "resume@example.com").length;
+    const worker = ctx.deps.workers.find((w) => w.name === "mailer")!;
+    worker.start();
+    await worker.stop();
+    expect(received.filter((r) => r.envelopeTo[0] === "resume@example.com").length).toBe(before + 1);
+    expect((await latest(ctx)).relay_status).toBe("sent");
   });
 
   test("a dead SMTP relay does not fail pay(): the failure is recorded on the message", async () => {
