@@ -1,0 +1,237 @@
+/**
+ * The dashboard over HTTP, without a browser: headers (CSP), escaping in the served HTML, the
+ * same-origin JSON rule of its actions, the live-refresh event stream, the loopback guard.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
+import { join } from "node:path";
+import { DASHBOARD_CSP } from "../../api/dashboard/index";
+import { escapeHtml, html, queryString } from "../../web/dashboard/html";
+import { charge, serve, setup, tokenize } from "../helpers";
+import { FROM_SOURCES, startServer, type Running } from "../cli/process";
+
+const EVIL = "<img src=x onerror=alert(1)>";
+
+describe("the escaping helper", () => {
+  test("escapes every interpolated value, in text and in attributes", () => {
+    const value = `"><script>alert('x')</script>&`;
+    expect(html`<a title="${value}">${value}</a>`.value).toBe(
+      `<a title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;">&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;</a>`,
+    );
+    expect(escapeHtml("`")).toBe("&#96;");
+  });
+
+  test("keeps nested fragments as markup, renders arrays item by item and skips null, undefined and false", () => {
+    const items = ["<b>", "ok"];
+    // Called without the tag syntax so the formatter leaves the markup alone.
+    const list = html(
+      Object.assign(["<ul>", "</ul>"], { raw: ["<ul>", "</ul>"] }),
+      items.map((i) => html`<li>${i}</li>`),
+    );
+    expect(list.value).toBe("<ul><li>&lt;b&gt;</li><li>ok</li></ul>");
+    const skipped = html(Object.assign(["", "", "", "", ""], { raw: ["", "", "", "", ""] }), null, undefined, false, 0);
+    expect(skipped.value).toBe("0");
+  });
+
+  test("builds query strings without empty parameters", () => {
+    expect(queryString({ status: "declined", method: "", page: 2, to: undefined })).toBe("?status=declined&page=2");
+    expect(queryString({})).toBe("");
+  });
+});
+
+describe("dashboard pages over HTTP", () => {
+  test("every page is HTML with the dashboard CSP, no inline script and no inline style", async () => {
+    const ctx = setup();
+    const created = await charge(ctx, 12.34);
+    const pages = [
+      "/",
+      "/dashboard/transactions",
+      `/dashboard/transactions/${created.body.id}`,
+      "/dashboard/invoices",
+      "/dashboard/customers",
+      `/dashboard/customers/${created.body.customer_id}`,
+      "/dashboard/emails",
+      "/dashboard/sms",
+      "/dashboard/webhooks",
+      "/dashboard/deposits",
+      "/dashboard/clock",
+      "/dashboard/keys",
+      "/dashboard/test-cards",
+    ];
+    for (const path of pages) {
+      const res = await ctx.app.handle(new Request(`http://localhost${path}`));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("content-security-policy")).toBe(DASHBOARD_CSP);
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      const body = await res.text();
+      expect(body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      expect(body).not.toMatch(/\sstyle=/);
+      expect(body).not.toMatch(/\son[a-z]+=/);
+    }
+  });
+
+  test("a customer's name with markup is served escaped on the lists and the record pages", async () => {
+    const ctx = setup();
+    const pm = await tokenize(ctx, { firstname: EVIL, lastname: "Mallory" });
+    const charged = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 3 } });
+    for (const path of [
+      "/",
+      "/dashboard/customers",
+      `/dashboard/customers/${pm.customer_id}`,
+      "/dashboard/transactions",
+      `/dashboard/transactions/${charged.body.id}`,
+    ]) {
+      const body = await (await ctx.app.handle(new Request(`http://localhost${path}`))).text();
+      expect(body).toContain("&lt;img src=x onerror=alert(1)&gt;");
+      expect(body).not.toContain(EVIL);
+    }
+  });
+
+  test("a record of another merchant, or of none, is a 404 page", async () => {
+    const ctx = setup();
+    for (const path of ["/dashboard/transactions/nope", "/dashboard/customers/nope", "/dashboard/invoices/nope"]) {
+      const res = await ctx.app.handle(new Request(`http://localhost${path}`));
+      expect(res.status).toBe(404);
+      expect(await res.text()).toContain("not found");
+    }
+  });
+
+  test("actions accept same-origin JSON only: another site's form or origin changes nothing", async () => {
+    const ctx = setup();
+    const advance = (headers: Record<string, string>, body: string) =>
+      ctx.app.handle(new Request("http://localhost/dashboard/clock/advance", { method: "POST", headers, body }));
+    const crossOrigin = await advance(
+      { "content-type": "application/json", origin: "http://evil.example", host: "localhost" },
+      '{"seconds":3600}',
+    );
+    expect(crossOrigin.status).toBe(403);
+    const crossSite = await advance(
+      { "content-type": "application/json", "sec-fetch-site": "cross-site", host: "localhost" },
+      '{"seconds":3600}',
+    );
+    expect(crossSite.status).toBe(403);
+    const formPost = await advance({ "content-type": "text/plain", host: "localhost" }, '{"seconds":3600}');
+    expect(formPost.status).toBe(403);
+    expect(ctx.deps.clock.offsetMs(ctx.merchantId)).toBe(0);
+
+    const sameOrigin = await advance(
+      {
+        "content-type": "application/json",
+        origin: "http://localhost",
+        "sec-fetch-site": "same-origin",
+        host: "localhost",
+      },
+      '{"seconds":3600}',
+    );
+    expect(sameOrigin.status).toBe(200);
+    expect(await sameOrigin.json()).toEqual({ redirect: "/dashboard/clock" });
+    expect(ctx.deps.clock.offsetMs(ctx.merchantId)).toBe(3_600_000);
+  });
+
+  test("the merchant picker sets a cookie that switches every page to that merchant", async () => {
+    const ctx = setup();
+    const other = await ctx.call("POST", "/_sandbox/merchants", { body: { name: "Picked Shop" }, auth: false });
+    const pick = await ctx.app.handle(
+      new Request("http://localhost/dashboard/merchant", {
+        method: "POST",
+        headers: { "content-type": "application/json", host: "localhost" },
+        body: JSON.stringify({ merchant_id: other.body.id }),
+      }),
+    );
+    expect(pick.status).toBe(200);
+    const cookie = pick.headers.get("set-cookie")!;
+    expect(cookie).toContain("SameSite=Strict");
+    expect(cookie).toContain("HttpOnly");
+    const keys = await ctx.app.handle(
+      new Request("http://localhost/dashboard/keys", { headers: { cookie: cookie.split(";")[0]! } }),
+    );
+    const body = await keys.text();
+    expect(body).toContain(other.body.api_key);
+    expect(body).not.toContain(ctx.apiKey);
+
+    const unknown = await ctx.app.handle(
+      new Request("http://localhost/dashboard/merchant", {
+        method: "POST",
+        headers: { "content-type": "application/json", host: "localhost" },
+        body: JSON.stringify({ merchant_id: "nope" }),
+      }),
+    );
+    expect(unknown.status).toBe(404);
+  });
+
+  test("the event stream announces a new transaction of the merchant", async () => {
+    const ctx = setup();
+    const served = serve(ctx);
+    const controller = new AbortController();
+    try {
+      const res = await fetch(`${served.url}/dashboard/events`, { signal: controller.signal });
+      expect(res.headers.get("content-type")).toBe("text/event-stream");
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = decoder.decode((await reader.read()).value);
+      expect(text).toContain("retry:");
+      await charge(ctx, 5);
+      const deadline = Date.now() + 5000;
+      while (!text.includes("create_transaction") && Date.now() < deadline) {
+        text += decoder.decode((await reader.read()).value);
+      }
+      expect(text).toContain("event: change");
+      expect(text).toContain('"name":"create_transaction"');
+    } finally {
+      controller.abort();
+      await served.stop();
+    }
+  });
+});
+
+/** This machine's first non-loopback IPv4 address, if any. */
+function lanAddress(): string | undefined {
+  for (const list of Object.values(networkInterfaces()))
+    for (const info of list ?? []) if (info.family === "IPv4" && !info.internal) return info.address;
+  return undefined;
+}
+
+describe("the dashboard's loopback guard on a real server bound to 0.0.0.0", () => {
+  const address = lanAddress();
+  const servers: Running[] = [];
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  if (!address) console.warn("NOTICE: no non-loopback IPv4 interface; the dashboard loopback test is skipped");
+
+  async function start(extra: string[]): Promise<number> {
+    const dir = mkdtempSync(join(tmpdir(), "paysandbox-dash-"));
+    dirs.push(dir);
+    const server = await startServer([
+      ...FROM_SOURCES,
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "0",
+      "--db",
+      join(dir, "db.sqlite"),
+      "--quiet",
+      ...extra,
+    ]);
+    servers.push(server);
+    return Number(new URL(server.url).port);
+  }
+
+  test.skipIf(!address)(
+    "answers 127.0.0.1 and refuses a client on another interface unless --allow-remote",
+    async () => {
+      const port = await start([]);
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+      const remote = await fetch(`http://${address}:${port}/dashboard/keys`);
+      expect(remote.status).toBe(403);
+      expect(await remote.text()).not.toContain("sandbox_api_key");
+      const open = await start(["--allow-remote"]);
+      expect((await fetch(`http://${address}:${open}/dashboard/keys`)).status).toBe(200);
+    },
+    30_000,
+  );
+});
