@@ -352,3 +352,37 @@ describe("money routes: access and events", () => {
     expect(events.filter((e) => e.name === "create_transaction")).toHaveLength(0);
   });
 });
+
+describe("money routes under arbitrary input", () => {
+  test("any body or id gets a 2xx or a 4xx in the error envelope, never a 5xx", async () => {
+    const fc = await import("fast-check");
+    const sale = await approved(50);
+    const auth = await preAuth(50);
+    const ids = fc.constantFrom(sale.id, auth.id, "nope", "%20", "../charge", "x".repeat(300));
+    const actions = fc.constantFrom("capture", "void", "refund", "void-or-refund");
+    const totals = fc.oneof(
+      fc.double(),
+      fc.integer(),
+      fc.string(),
+      fc.constantFrom("1e400", "0.001", "-0", "99999999.99", "100000000", " 5 ", "", null, true, [], {}),
+    );
+    const bodies = fc.oneof(
+      fc.record({ total: totals }, { requiredKeys: [] }),
+      fc.record({ total: totals, idempotency_id: fc.string() }),
+      fc.jsonValue(),
+    );
+    await fc.assert(
+      fc.asyncProperty(ids, actions, bodies, async (id, action, body) => {
+        const res = await ctx.call("POST", `/transaction/${encodeURIComponent(id)}/${action}`, { body });
+        expect(res.status).toBeLessThan(500);
+        if (res.status >= 400) expect(typeof res.body.message).toBe("string");
+      }),
+      { numRuns: 150 },
+    );
+    // Whatever happened, the money adds up.
+    for (const id of [sale.id, auth.id]) {
+      const record = await get(id);
+      expect(record.total_refunded).toBeLessThanOrEqual(record.total);
+    }
+  });
+});

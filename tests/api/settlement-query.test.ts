@@ -87,3 +87,31 @@ describe("GET /query/depositDetail", () => {
     expect(missing.body.errors).toHaveProperty("batch_id");
   });
 });
+
+describe("deposit and clock routes under arbitrary input", () => {
+  test("any query or advance body gets a 2xx or a 4xx, never a 5xx", async () => {
+    const fc = await import("fast-check");
+    const value = fc.oneof(fc.string(), fc.constantFrom("2026-13-45", "0000-00-00", "-1", "1e9", "%", "0"));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("/query/deposit", "/query/depositDetail"),
+        fc.dictionary(fc.constantFrom("startDate", "endDate", "batch_id", "page", "per_page"), value),
+        async (path, query) => {
+          const res = await ctx.call("GET", `${path}?${new URLSearchParams(query)}`);
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 100 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.jsonValue(), fc.record({ seconds: fc.oneof(fc.double(), fc.string()) })),
+        async (body) => {
+          const res = await ctx.call("POST", "/_sandbox/clock/advance", { body });
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
