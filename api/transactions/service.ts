@@ -125,7 +125,6 @@ export type MoneyAction = "capture" | "void" | "refund";
  * Tests compare against these constants.
  */
 export const STATE_MESSAGES = {
-  notFound: "Transaction not found.",
   child: (type: string, parentId: string, action: MoneyAction) =>
     `This transaction is a ${type} of transaction ${parentId}; ${action} the original transaction instead.`,
   failed: (action: MoneyAction) => `This transaction failed, so it cannot be ${pastTense(action)}.`,
