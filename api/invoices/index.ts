@@ -71,6 +71,14 @@ export function invoiceRoutes(deps: AppDeps) {
       response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get an invoice with its customer and transactions" },
     })
+    .delete("/:id", ({ merchant, params }) => invoices.delete(merchant.id, params.id), {
+      params: InvoiceIdParams,
+      response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
+      detail: {
+        summary: "Delete an unpaid invoice (soft: status DELETED, deleted_at set; still readable)",
+        description: "A paid invoice cannot be deleted (422 invalid_state): refund or void its payment.",
+      },
+    })
     .post(
       "/:id/pay",
       async ({ merchant, params, body, headers, set }) => {

@@ -456,6 +456,31 @@ export class InvoiceService {
     );
   }
 
+  /**
+   * Soft delete of an invoice nothing was paid on: status DELETED, deleted_at set, no longer
+   * payable; it stays readable. Emits update_invoice. Paid invoices are refunded or voided instead.
+   */
+  delete(merchantId: string, id: string): Invoice {
+    return this.db
+      .transaction(() => {
+        const row = this.get(merchantId, id);
+        if (row.status === "DELETED") return this.record(row);
+        if (row.total_paid_cents > 0 || SETTLED_STATUSES.includes(row.status)) {
+          throw invalidState(`The invoice is ${row.status}: refund or void its payment instead of deleting it.`, {
+            status: row.status,
+          });
+        }
+        const now = this.clock.timestamp(merchantId);
+        this.db
+          .query("UPDATE invoices SET status = 'DELETED', deleted_at = ?, updated_at = ? WHERE id = ?")
+          .run(now, now, id);
+        const record = this.recordOf(merchantId, id);
+        this.events.emit({ merchantId, name: "update_invoice", record });
+        return record;
+      })
+      .immediate();
+  }
+
   /** Marks the invoice as e-mailed (sent_at) the first time a receipt or invoice e-mail goes out. */
   markSent(merchantId: string, id: string): void {
     const now = this.clock.timestamp(merchantId);

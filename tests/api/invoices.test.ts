@@ -194,6 +194,38 @@ describe("POST /invoice/{id}/pay", () => {
   });
 });
 
+describe("DELETE /invoice/{id}", () => {
+  test("soft-deletes an unpaid invoice, which stays readable and can no longer be paid", async () => {
+    const ctx = setup();
+    const inv = (await createInvoice(ctx)).body;
+    const events = recordEvents(ctx);
+    const deleted = await ctx.call("DELETE", `/invoice/${inv.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ status: "DELETED", balance_due: 0 });
+    expect(deleted.body.deleted_at).toMatch(TIMESTAMP);
+    expect(events.map((e) => e.name)).toEqual(["update_invoice"]);
+    expect((await ctx.call("GET", `/invoice/${inv.id}`)).body.status).toBe("DELETED");
+    const pm = await tokenize(ctx);
+    const pay = await ctx.call("POST", `/invoice/${inv.id}/pay`, { body: { payment_method_id: pm.id } });
+    expect(pay.status).toBe(422);
+    expect(pay.body.code).toBe("invalid_state");
+    expect((await ctx.call("DELETE", `/invoice/${inv.id}`)).status).toBe(200);
+  });
+
+  test("refuses to delete a paid invoice, and another merchant's", async () => {
+    const ctx = setup();
+    const inv = (await createInvoice(ctx)).body;
+    const other = await otherMerchant(ctx);
+    expect((await ctx.call("DELETE", `/invoice/${inv.id}`, { auth: other.api_key })).status).toBe(404);
+    const pm = await tokenize(ctx);
+    await ctx.call("POST", `/invoice/${inv.id}/pay`, { body: { payment_method_id: pm.id } });
+    const refused = await ctx.call("DELETE", `/invoice/${inv.id}`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe("invalid_state");
+    expect((await ctx.call("GET", `/invoice/${inv.id}`)).body.status).toBe("PAID");
+  });
+});
+
 describe("the invoice follows its transactions", () => {
   test("POST /charge with invoice_id pays the invoice through the same logic", async () => {
     const ctx = setup();
