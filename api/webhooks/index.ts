@@ -88,13 +88,7 @@ export function webhookSandboxRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/redeliver",
-      ({ headers, params }) => {
-        const merchant = sandboxMerchant(deps, headers.authorization);
-        const delivery = webhooks.redeliver(merchant.id, params.id);
-        // Runs the merchant's due jobs now, so the dispatcher sends it without waiting for the next second.
-        deps.clock.tick(merchant.id);
-        return delivery;
-      },
+      ({ headers, params }) => webhooks.redeliver(sandboxMerchant(deps, headers.authorization).id, params.id),
       {
         params: IdParams,
         response: { 200: DeliveryRecord, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },

@@ -302,6 +302,13 @@ export class WebhookService {
         return fresh;
       })
       .immediate();
+    // Run the merchant's due jobs now, so the dispatcher sends it without waiting for the next
+    // second; a failing job is the clock ticker's to report and retry, not this request's.
+    try {
+      this.clock.tick(merchantId);
+    } catch {
+      // the real-time ticker runs it again within a second
+    }
     return this.delivery(merchantId, newId);
   }
 
