@@ -338,7 +338,8 @@ export function dashboardRoutes(deps: AppDeps) {
           const email = service.email(merchant.id, params.id);
           if (!email) throw new ApiError("not_found", "E-mail not found.");
           // Shown in a sandboxed frame of the dashboard: no script, no requests, only its own inline styles and data images.
-          return new Response(email.html, {
+          // Links open in a new tab (the frame may open popups, never run script or reach the dashboard).
+          return new Response(`<base target="_blank">${email.html}`, {
             headers: {
               ...PAGE_HEADERS,
               "x-frame-options": "SAMEORIGIN",

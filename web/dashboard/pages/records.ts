@@ -228,7 +228,12 @@ export function emailView(e: EmailView): SafeHtml {
         ],
       ])}
     </section>
-    <iframe class="mail" title="The e-mail's HTML" sandbox src="/dashboard/emails/${id}/body.html"></iframe>`;
+    <iframe
+      class="mail"
+      title="The e-mail's HTML"
+      sandbox="allow-popups allow-popups-to-escape-sandbox"
+      src="/dashboard/emails/${id}/body.html"
+    ></iframe>`;
 }
 
 export function emailSummaryTable(emails: readonly EmailView[]): SafeHtml {
