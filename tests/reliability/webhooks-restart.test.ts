@@ -38,7 +38,7 @@ async function startServer(dbPath: string): Promise<{ url: string; child: Subpro
     cwd: ROOT,
     stdout: "pipe",
     stderr: "pipe",
-    env: { ...process.env, PAYSANDBOX_WEBHOOK_TIMEOUT_MS: "10000" },
+    env: { ...process.env, PAYSANDBOX_WEBHOOK_TIMEOUT_MS: "60000" },
   });
   children.push(child);
   const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
