@@ -144,7 +144,6 @@ describe("webhook deliveries across a crash", () => {
     const second = await startServer(dbPath);
     const [pending] = (await api(second.url, "GET", `/webhook/${hook.id}/deliveries`)).data;
     expect(pending).toMatchObject({ status: "pending", attempts: 1, last_status_code: 500 });
-    expect(receiver.received).toHaveLength(1);
     await api(second.url, "POST", "/_sandbox/clock/advance", { seconds: RETRY_DELAYS_MS[0]! / 1000 });
     await waitFor(() => receiver.delivered().length === 1, 10_000, "the retry");
     expect(receiver.received.map((r) => r.answered)).toEqual([500, 200]);
