@@ -3,6 +3,7 @@
  * the ones a merchant asks for with POST /transaction/{id}/receipt-email and /receipt-sms.
  */
 import { parseJson } from "../../lib/json";
+import { safeHref } from "../../mail/html";
 import type { EmailRow } from "../../mail/mailer";
 import { SENDER_ADDRESS } from "../../mail/mailer";
 import {
@@ -20,7 +21,7 @@ import { MESSAGES } from "../../payjs/messages";
 import { isValidEmail, validateCustomerFields } from "../../payjs/validation";
 import type { AppDeps } from "../deps";
 import { ValidationFailed } from "../errors";
-import { SETTLED_STATUSES, type InvoiceRow } from "../invoices/service";
+import { defaultInvoiceUrl, SETTLED_STATUSES, type InvoiceRow } from "../invoices/service";
 import type { MerchantRow } from "../merchants/service";
 import type { TransactionRow } from "../transactions/service";
 
@@ -70,7 +71,11 @@ export class ReceiptService {
       customFields: visibleCustomFields(meta, merchant.advanced_customization === 1),
       invoiceId: invoice?.id ?? null,
       transactionId: txn.id,
-      invoiceLink: invoice && success ? `${invoice.url}${invoice.id}` : null,
+      // The integrator's url when it is a web address, else the sandbox's own hosted invoice page.
+      invoiceLink:
+        invoice && success
+          ? safeHref(`${invoice.url}${invoice.id}`, `${defaultInvoiceUrl(this.deps.publicUrl)}${invoice.id}`)
+          : null,
       payLink: invoice && !success && invoiceOpen ? hostedPayUrl(this.deps.publicUrl, invoice.id) : null,
     };
   }

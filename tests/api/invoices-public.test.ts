@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { MESSAGES } from "../../payjs/messages";
 import { DECLINE_MESSAGES } from "../../processor/gateway";
-import { otherMerchant, setup, tokenize, type TestContext } from "../helpers";
+import { CARD, otherMerchant, setup, tokenize, type TestContext } from "../helpers";
 
 /** pay()'s extraDetails without card or bank fields. */
 const DETAILS = {
@@ -170,6 +170,30 @@ describe("POST /webpayment/{token}/invoice", () => {
       auth: false,
     });
     expect(given.status).toBe(200);
+  });
+
+  test("avs settings make tokenize require the same fields, so pay() fails before any invoice", async () => {
+    const ctx = setup();
+    await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
+      body: { avs_zip: true, avs_street: true },
+    });
+    const self = await ctx.call("GET", "/self");
+    expect(self.body.settings).toMatchObject({ avs_zip: true, avs_street: true });
+    const res = await ctx.call("POST", `/webpayment/${ctx.token}/tokenize`, {
+      body: { ...CARD, address_zip: undefined, address_1: undefined },
+      auth: false,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors.address_zip).toEqual([MESSAGES.required("address_zip")]);
+    expect(res.body.errors.address_1).toEqual([MESSAGES.required("address_1")]);
+    await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
+      body: { avs_zip: false, avs_street: false },
+    });
+    const relaxed = await ctx.call("POST", `/webpayment/${ctx.token}/tokenize`, {
+      body: { ...CARD, address_zip: undefined, address_1: undefined },
+      auth: false,
+    });
+    expect(relaxed.status).toBe(200);
   });
 
   test("answers 404 for a payment method of another merchant", async () => {

@@ -101,6 +101,17 @@ describe("receipt e-mails of pay()", () => {
     expect(email.text).toContain(`https://shop.example/i/${paid.body.id}`);
   });
 
+  test("a url that is not a web address never becomes a link: the sandbox's hosted invoice is used", async () => {
+    const ctx = setup();
+    const paid = await pay(ctx, { url: "javascript:alert(1)//" });
+    expect(paid.body.url).toBe("javascript:alert(1)//");
+    const email = await latest(ctx);
+    for (const part of [email.text, email.html]) {
+      expect(part).toContain(`http://localhost:7290/hosted/invoice/${paid.body.id}`);
+      expect(part).not.toContain("javascript:");
+    }
+  });
+
   test("send_receipt false sends nothing, and a replayed pay sends no second receipt", async () => {
     const ctx = setup();
     await pay(ctx, { send_receipt: false });
