@@ -6,6 +6,7 @@
 import { accessSync, constants, existsSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { buildDeps, composeApp, startWorkers, stopWorkers, VERSION } from "./app";
+import { closeLiveStreams } from "./api/dashboard/index";
 import { ConfigError, helpText, loadConfig, publicUrlOf, type Config } from "./config";
 import { closeDatabase, openDatabase } from "./db/open";
 import { createLogger } from "./lib/logger";
@@ -137,6 +138,7 @@ export async function main(argv: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`\n  ${signal}: stopping…\n`);
+    closeLiveStreams(deps); // open dashboard tabs would keep the graceful stop waiting
     await server.stop();
     await stopWorkers(deps);
     closeDatabase(db);

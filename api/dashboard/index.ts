@@ -474,6 +474,17 @@ export function dashboardRoutes(deps: AppDeps) {
   );
 }
 
+/** The open live-refresh streams of each app, so a shutdown can end them. */
+const openStreams = new WeakMap<AppDeps, Set<() => void>>();
+
+/**
+ * Ends every open live-refresh stream (server.ts calls it on SIGINT/SIGTERM: an open dashboard tab
+ * would otherwise keep the server's graceful stop waiting forever).
+ */
+export function closeLiveStreams(deps: AppDeps): void {
+  for (const close of [...(openStreams.get(deps) ?? [])]) close();
+}
+
 /**
  * Server-sent events: `change` whenever a record of the merchant changes (deps.events) or any row
  * is written (e-mails, SMS, webhook attempts — polled once a second), and a comment every 8 s (under Bun's 10 s idle timeout).
@@ -510,9 +521,14 @@ export function changeStream(
         }
       }, 1000);
       const heartbeat = setInterval(() => send(": keep-alive\n\n"), 8_000);
+      let streams = openStreams.get(deps);
+      if (!streams) openStreams.set(deps, (streams = new Set()));
+      const close = () => cleanup();
+      streams.add(close);
       cleanup = () => {
         if (closed) return;
         closed = true;
+        streams.delete(close);
         off();
         clearInterval(poll);
         clearInterval(heartbeat);

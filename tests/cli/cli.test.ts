@@ -120,6 +120,24 @@ describe("paysandbox command line", () => {
     }
   }, 30_000);
 
+  test("Ctrl-C stops the server at once even while a dashboard tab holds a live-refresh stream", async () => {
+    const server = await startServer([...FROM_SOURCES, "--port", "0", "--db", ":memory:", "--quiet"]);
+    const controller = new AbortController();
+    try {
+      const stream = await fetch(`${server.url}/dashboard/events`, { signal: controller.signal });
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain("retry:");
+      server.child.kill("SIGINT");
+      const code = await Promise.race([server.child.exited, Bun.sleep(5000).then(() => "still running")]);
+      expect(code).toBe(0);
+      expect(server.stdout()).toContain("SIGINT: stopping");
+    } finally {
+      controller.abort();
+      server.child.kill("SIGKILL");
+    }
+  });
+
   test("the banner shows the dashboard, keys, script tag and a curl charge on the chosen port", async () => {
     const port = freePort();
     const server = await startServer([...FROM_SOURCES, "--port", String(port), "--db", ":memory:"]);
