@@ -2,7 +2,7 @@
  * The example integrator page (examples/checkout.html, served on its own port) paying through
  * the real sandbox (another port, so another origin) in headless Chromium.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { startExampleServer } from "../../examples/serve";
 import { MESSAGES } from "../../payjs/messages";
@@ -10,6 +10,8 @@ import { TEST_CARDS } from "../../processor/test-data";
 import { serve, setup, waitFor, type TestContext } from "../helpers";
 import { collectPageErrors, HAS_CHROMIUM, launchBrowser } from "./browser";
 
+// A real browser on a shared 2-core machine: generous bounds, never a timing assertion.
+setDefaultTimeout(30_000);
 type Outcome =
   | { ok: true; invoice: any }
   | { ok: false; error: { name: string; code: string; message: string; fields?: any; invoice?: any } };
@@ -101,7 +103,7 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
     });
     await page.goto(`${example.url}/`);
     await page.waitForFunction(() => (window as any).checkout?.handler, null, { timeout: 15_000 });
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -123,7 +125,7 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
     await numberInput().pressSequentially("4111111111111111");
     expect(await numberInput().inputValue()).toBe("4111 1111 1111 1111");
     await cvvInput().pressSequentially("123");
-    await page.waitForFunction(() => (window as any).checkout.complete, null, { timeout: 5000 });
+    await page.waitForFunction(() => (window as any).checkout.complete, null, { timeout: 15_000 });
     expect(await lastEvent()).toEqual([
       "card_form_complete",
       {
@@ -137,7 +139,7 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
 
     await numberInput().press("End");
     await numberInput().press("Backspace");
-    await page.waitForFunction(() => !(window as any).checkout.complete, null, { timeout: 5000 });
+    await page.waitForFunction(() => !(window as any).checkout.complete, null, { timeout: 15_000 });
     expect(await lastEvent()).toEqual([
       "card_form_uncomplete",
       {

@@ -2,13 +2,15 @@
  * The card frames themselves in Chromium: the three formats, field options, several instances on
  * one page, showCardForm() failures, and one Idempotency-Key per pay() call.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { startExampleServer } from "../../examples/serve";
 import { LIBRARY_MESSAGES } from "../../payjs/errors";
 import { serve, setup, type TestContext } from "../helpers";
 import { artifactPath, collectPageErrors, HAS_CHROMIUM, launchBrowser } from "./browser";
 
+// A real browser on a shared 2-core machine: generous bounds, never a timing assertion.
+setDefaultTimeout(30_000);
 const YEAR = String(new Date().getUTCFullYear() + 2);
 const DETAILS = {
   method: "card",
@@ -131,7 +133,7 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
       null,
       { timeout: 15_000 },
     );
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -368,9 +370,11 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
       name: "PayJsError",
       code: "frame_timeout",
       message: LIBRARY_MESSAGES.frameTimeout(10),
-      seconds: 10,
+      seconds: expect.any(Number),
     });
-  }, 20_000);
+    // It cannot give up early (later is only the machine being slow).
+    expect(((await frameTimeout) as { seconds: number }).seconds).toBeGreaterThanOrEqual(10);
+  });
 
   test("the page logged no errors", () => {
     expect(pageErrors).toEqual([]);

@@ -408,7 +408,7 @@ describe("bundle and typings", () => {
     expect(library.split("\n").length).toBeLessThan(5);
     expect(assets.library.gzip.byteLength + assets.frame.gzip.byteLength).toBeLessThanOrEqual(12 * 1024);
     expect(SOURCE_FILES).toContain("validation.ts");
-  });
+  }, 30_000);
 
   test("the served typings stand alone and type-check an integrator's code, rejecting an unknown event", async () => {
     const sources = Object.fromEntries(
@@ -458,5 +458,5 @@ export {};
     const bad = tsc("bad.ts").stdout.toString();
     expect(bad).toContain("card_form_done");
     expect(bad).toMatch(/month|year/);
-  });
+  }, 60_000);
 });
