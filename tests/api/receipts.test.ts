@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer, type AddressInfo } from "node:net";
 import { simpleParser, type ParsedMail } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { ConfigError, loadConfig } from "../../config";
 import { MESSAGES } from "../../payjs/messages";
 import { DECLINE_MESSAGES } from "../../processor/gateway";
 import { otherMerchant, setup, tokenize, type TestContext } from "../helpers";
@@ -265,6 +266,19 @@ describe("relaying receipts through --smtp", () => {
     expect(email.relay_status).toBe("failed");
     expect(email.relay_error).toMatch(/ECONNREFUSED|connect/i);
     expect(ctx.log.lines.some((line) => line.includes("relay") && line.includes(email.id))).toBe(true);
+  });
+});
+
+describe("the --smtp option", () => {
+  test("accepts smtp:// and smtps:// URLs and refuses anything else with a clear message", () => {
+    expect(loadConfig(["--smtp", "smtp://127.0.0.1:2525"], {}).smtpUrl).toBe("smtp://127.0.0.1:2525");
+    expect(loadConfig([], { PAYSANDBOX_SMTP_URL: "smtps://mail.example.com" }).smtpUrl).toBe(
+      "smtps://mail.example.com",
+    );
+    expect(() => loadConfig(["--smtp", "http://mail.example.com"], {})).toThrow(ConfigError);
+    expect(() => loadConfig(["--smtp", "smtp://"], {})).toThrow(
+      '--smtp expects smtp://host:port (or smtps://), got "smtp://"',
+    );
   });
 });
 
