@@ -203,7 +203,14 @@ export function dashboardRoutes(deps: AppDeps) {
       .get(
         "/dashboard/transactions",
         ({ merchant, query }) => {
-          const filters = { status: query.status, method: query.method, from: query.from, to: query.to };
+          const filters = {
+            q: query.q,
+            batch: query.batch,
+            status: query.status,
+            method: query.method,
+            from: query.from,
+            to: query.to,
+          };
           const page = service.transactions(merchant.id, { ...filters, page: query.page });
           return respond(merchant, "/dashboard/transactions", {
             title: "Transactions",
@@ -212,6 +219,8 @@ export function dashboardRoutes(deps: AppDeps) {
         },
         {
           query: t.Object({
+            q: t.Optional(t.String({ maxLength: 200 })),
+            batch: t.Optional(t.String({ maxLength: 100 })),
             status: t.Optional(t.String()),
             method: t.Optional(t.String()),
             from: t.Optional(t.String()),

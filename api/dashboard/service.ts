@@ -38,6 +38,10 @@ export interface TransactionListFilters {
   from?: string;
   to?: string;
   customerId?: string;
+  /** A settlement batch: the transactions a deposit pays out. */
+  batch?: string;
+  /** Id, last four, or part of the customer's name, e-mail or company. */
+  q?: string;
   page?: number;
 }
 
@@ -80,6 +84,20 @@ export class DashboardService {
     if (filters.customerId) {
       where.push("t.customer_id = ?");
       params.push(filters.customerId);
+    }
+    if (filters.batch) {
+      // A refund settles in its own batch: its parent is listed under that batch too.
+      where.push(
+        "(t.batch_id = ? OR EXISTS (SELECT 1 FROM transactions c WHERE c.parent_id = t.id AND c.batch_id = ?))",
+      );
+      params.push(filters.batch, filters.batch);
+    }
+    const q = filters.q?.trim();
+    if (q) {
+      where.push(
+        "(t.id = ? OR t.last_four = ? OR t.invoice_id = ? OR EXISTS (SELECT 1 FROM customers c WHERE c.id = t.customer_id AND (c.firstname || ' ' || c.lastname || ' ' || c.email || ' ' || c.company) LIKE ? ESCAPE '\\'))",
+      );
+      params.push(q, q, q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     }
     const page = pageRequest({ page: filters.page, per_page: DASHBOARD_PER_PAGE });
     const clause = where.join(" AND ");

@@ -89,6 +89,45 @@ describe("dashboard pages over HTTP", () => {
     }
   });
 
+  test("the transactions list filters by status, method, date, search and deposit batch", async () => {
+    const ctx = setup();
+    const approved = (await charge(ctx, 10, { firstname: "Alan", lastname: "Turing", email: "alan@example.com" })).body;
+    const declined = (await charge(ctx, 5, { card_number: "4012888888881881" })).body.transaction;
+    const bankPm = await tokenize(ctx, {
+      method: "bank",
+      bank_account: "9876543210",
+      bank_routing: "021000021",
+      bank_type: "savings",
+      bank_holder_type: "personal",
+      card_number: undefined,
+      card_exp: undefined,
+      card_cvv: undefined,
+    });
+    const bank = (await ctx.call("POST", "/charge", { body: { payment_method_id: bankPm.id, total: 3 } })).body;
+    const rows = async (query: string) => {
+      const body = await (await ctx.app.handle(new Request(`http://localhost/dashboard/transactions${query}`))).text();
+      return [...body.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]).sort();
+    };
+    expect(await rows("")).toEqual([approved.id, declined.id, bank.id].sort());
+    expect(await rows("?status=declined")).toEqual([declined.id]);
+    expect(await rows("?status=approved&method=card")).toEqual([approved.id]);
+    expect(await rows("?method=bank")).toEqual([bank.id]);
+    expect(await rows("?q=turing")).toEqual([approved.id]);
+    expect(await rows("?q=1881")).toEqual([declined.id]);
+    const today = ctx.deps.clock.timestamp(ctx.merchantId).slice(0, 10);
+    expect(await rows(`?from=${today}&to=${today}`)).toHaveLength(3);
+    expect(await rows("?to=2000-01-01")).toEqual([]);
+
+    ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+    const batch = ctx.deps.db
+      .query<{ batch_id: string }, [string]>("SELECT batch_id FROM transactions WHERE id = ?")
+      .get(approved.id)!.batch_id;
+    expect(batch).toBeTruthy();
+    expect(await rows(`?batch=${batch}`)).toEqual([approved.id]);
+    const deposits = await (await ctx.app.handle(new Request("http://localhost/dashboard/deposits"))).text();
+    expect(deposits).toContain(`href="/dashboard/transactions?batch=${batch}"`);
+  });
+
   test("a record of another merchant, or of none, is a 404 page", async () => {
     const ctx = setup();
     for (const path of ["/dashboard/transactions/nope", "/dashboard/customers/nope", "/dashboard/invoices/nope"]) {

@@ -273,6 +273,19 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     }
   });
 
+  test("a copy button on the keys page puts the API key on the clipboard", async () => {
+    const page = await browser.newPage({ permissions: ["clipboard-read", "clipboard-write"] });
+    try {
+      await page.goto(`${url}/dashboard/keys`);
+      const button = page.locator(`button[data-copy="${ctx.apiKey}"]`).first();
+      await button.click();
+      await page.waitForFunction(() => document.activeElement?.textContent === "Copied");
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(ctx.apiKey);
+    } finally {
+      await page.close();
+    }
+  });
+
   test("the clock page advances the merchant's sandbox clock by a day", async () => {
     const { page } = await open("/dashboard/clock");
     try {

@@ -35,7 +35,7 @@ form.filters { display: flex; gap: 10px; align-items: end; flex-wrap: wrap; marg
 form.filters label, form.stack label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 3px; }
 input, select, button, textarea { font: inherit; }
 input, select, textarea { padding: 5px 8px; border: 1px solid #d0d5dd; border-radius: 6px; background: #fff; }
-button, .button { padding: 6px 12px; border-radius: 6px; border: 1px solid #d0d5dd; background: #fff; cursor: pointer; color: var(--ink); }
+button, .button { white-space: nowrap; padding: 6px 12px; border-radius: 6px; border: 1px solid #d0d5dd; background: #fff; cursor: pointer; color: var(--ink); }
 button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
 button:disabled { opacity: .5; cursor: default; }
 .pager { display: flex; gap: 12px; align-items: center; margin-top: 10px; color: var(--muted); }
@@ -43,7 +43,7 @@ button:disabled { opacity: .5; cursor: default; }
 .muted { color: var(--muted); }
 .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
 .secret { display: flex; gap: 8px; align-items: center; }
-.secret code { background: #f2f4f7; padding: 4px 8px; border-radius: 6px; }
+.secret code { word-break: break-all; background: #f2f4f7; padding: 4px 8px; border-radius: 6px; }
 pre { background: #0f172a; color: #e2e8f0; padding: 12px; border-radius: 8px; overflow: auto; font-size: 12.5px; }
 iframe.mail { width: 100%; height: 640px; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
 .split { display: grid; grid-template-columns: 360px 1fr; gap: 14px; }

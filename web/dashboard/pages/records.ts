@@ -477,7 +477,11 @@ export function depositsPage(page: Page<DepositView>): Renderable {
               ${page.data.map(
                 (d) =>
                   html`<tr data-batch="${d.batch_id}">
-                    <td><code>${d.batch_id}</code></td>
+                    <td>
+                      <a class="mono" href="/dashboard/transactions${queryString({ batch: d.batch_id })}"
+                        >${d.batch_id}</a
+                      >
+                    </td>
                     <td>${d.method}</td>
                     <td>${d.settled_at}</td>
                     <td>${d.deposit_at}</td>

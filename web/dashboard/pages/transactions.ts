@@ -25,6 +25,8 @@ function customerName(t: Transaction): string {
 }
 
 export interface TransactionFilterValues {
+  q?: string;
+  batch?: string;
   status?: string;
   method?: string;
   from?: string;
@@ -77,6 +79,10 @@ export function transactionsPage(page: Page<Transaction>, filters: TransactionFi
   return html`<h1>Transactions</h1>
     <form class="filters" method="get" action="/dashboard/transactions">
       <label
+        >Search <input type="search" name="q" value="${filters.q ?? ""}" placeholder="name, e-mail, last four, id"
+      /></label>
+      ${filters.batch ? html`<input type="hidden" name="batch" value="${filters.batch}" /><span class="badge">batch ${filters.batch.slice(0, 8)}</span>` : ""}
+      <label
         >Status
         ${select("status", filters.status, [
           ["", "Any"],
@@ -103,7 +109,7 @@ export function transactionsPage(page: Page<Transaction>, filters: TransactionFi
     ${
       page.total === 0
         ? emptyState(
-            filters.status || filters.method || filters.from || filters.to
+            filters.status || filters.method || filters.from || filters.to || filters.q || filters.batch
               ? "No transactions match these filters."
               : html`No transactions yet — take a payment on the <a href="/dashboard/try">try it</a> page, or with curl
                   (see <a href="/dashboard/keys">Keys</a>).`,
