@@ -15,7 +15,7 @@ import { receiptRoutes } from "./api/receipts/index";
 import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { depositRoutes } from "./api/deposits/index";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
-import { limits } from "./api/limits";
+import { assertShallow, limits } from "./api/limits";
 import { openapiRoutes } from "./api/openapi-ui";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
 import { payjsRoutes } from "./api/payjs/index";
@@ -156,11 +156,15 @@ export function composeApp(deps: AppDeps) {
       const text = await readBody(request);
       if (text.trim() === "") return {};
       rememberRawBody(request, text);
+      let value: unknown;
       try {
-        return JSON.parse(text);
+        value = JSON.parse(text);
       } catch {
         throw new ApiError("malformed_json", "The request body is not valid JSON.");
       }
+      // Absurdly nested JSON would overflow the stack of every recursive walk after this point.
+      assertShallow(value);
+      return value;
     })
     .onError(({ code, error, request, set }) => {
       const rendered = renderError(code, error, requestIds.get(request)?.id ?? "-", deps.log, request);

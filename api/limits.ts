@@ -17,7 +17,30 @@
  */
 import { Elysia } from "elysia";
 import type { AppDeps } from "./deps";
-import { ApiError } from "./errors";
+import { ApiError, ValidationFailed } from "./errors";
+
+/** The deepest nesting of objects and arrays a JSON body may have. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Refuses a parsed JSON body nested deeper than MAX_JSON_DEPTH with a 422, walking it without
+ * recursion (so any depth JSON.parse accepts is safe here).
+ */
+export function assertShallow(value: unknown, limit = MAX_JSON_DEPTH): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    if (depth > limit) {
+      throw new ValidationFailed({
+        body: [`The JSON body may not nest objects and arrays deeper than ${limit} levels.`],
+      });
+    }
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+}
 
 /** How long a stalled chaos request hangs before it answers 500 (longer than any sensible client timeout). */
 export const CHAOS_STALL_MS = 35_000;
