@@ -5,7 +5,11 @@
 import { PayJsError } from "./errors";
 import { PayJs, sandboxBaseFromScript, setSandboxBase } from "./payjs";
 
-const script = document.currentScript as HTMLScriptElement | null;
+// currentScript is set while a classic script runs (async and defer included); the lookup by
+// name covers the rest.
+const script =
+  (document.currentScript as HTMLScriptElement | null) ??
+  document.querySelector<HTMLScriptElement>('script[src$="/payjs.js"], script[src*="/payjs.js?"]');
 setSandboxBase(sandboxBaseFromScript(script?.src, location.href));
 window.PayJs = PayJs;
 window.PayJsError = PayJsError;

@@ -62,6 +62,9 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
   let sandbox: ReturnType<typeof serve>;
   let example: ReturnType<typeof startExampleServer>;
   let hangingFrames: ReturnType<typeof Bun.serve>;
+  let lossy: ReturnType<typeof Bun.serve>;
+  /** The requests the lossy proxy saw: "METHOD /path key". */
+  const lossyLog: string[] = [];
   let browser: Browser;
   let page: Page;
   let pageErrors: string[];
@@ -102,6 +105,38 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
         return new Response(await real.text(), { status: real.status, headers });
       },
     });
+    // A "sandbox" that loses the answer of the first attempt of every public POST: the sandbox did
+    // the work, the client sees a 503 and must retry with the same Idempotency-Key.
+    const answered = new Set<string>();
+    lossy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        const url = new URL(request.url);
+        const key = request.headers.get("idempotency-key") ?? "";
+        const body = request.method === "POST" ? await request.text() : undefined;
+        const headers = new Headers(request.headers);
+        headers.set("accept-encoding", "identity");
+        headers.delete("host");
+        const real = await fetch(`${sandbox.url}${url.pathname}`, { method: request.method, headers, body });
+        const responseHeaders = new Headers(real.headers);
+        responseHeaders.delete("content-encoding");
+        responseHeaders.delete("content-length");
+        const text = await real.text();
+        if (request.method === "POST" && url.pathname.startsWith("/webpayment/")) {
+          lossyLog.push(`POST ${url.pathname.replace(/[0-9a-f-]{36}/, "{id}")} ${key}`);
+          const attempt = `${url.pathname} ${key}`;
+          if (!answered.has(attempt)) {
+            answered.add(attempt);
+            return new Response("upstream connection lost", {
+              status: 503,
+              headers: { "access-control-allow-origin": "*" },
+            });
+          }
+        }
+        return new Response(text, { status: real.status, headers: responseHeaders });
+      },
+    });
     example = startExampleServer({
       sandboxUrl: sandbox.url,
       port: 0,
@@ -110,6 +145,7 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
         "/formats.html": FORMATS_PAGE,
         "/errors.html": ERRORS_PAGE,
         "/hanging.html": ERRORS_PAGE.replace("{{SANDBOX_URL}}", `http://127.0.0.1:${hangingFrames.port}`),
+        "/lossy.html": ERRORS_PAGE.replace("{{SANDBOX_URL}}", `http://127.0.0.1:${lossy.port}`),
       },
     });
     browser = await launchBrowser();
@@ -139,6 +175,7 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
     await browser?.close();
     example?.stop();
     hangingFrames?.stop(true);
+    lossy?.stop(true);
     await sandbox?.stop();
   });
 
@@ -200,6 +237,28 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
     expect((await lastEvent("pretty"))[1].cvv).toEqual({ empty: false, complete: true, valid: true });
     await frameInput("c-plain").pressSequentially("12345");
     expect(await frameInput("c-plain").inputValue()).toBe("123");
+  });
+
+  test("a frame ignores commands from any window but its parent", async () => {
+    await page.evaluate(() => (window as any).forms.plain.handler.setTestPan("36227206271667"));
+    const eventsBefore = await page.evaluate(() => (window as any).forms.plain.events.length);
+    // A sibling frame of the page's own origin tries to type into the plain number frame.
+    await page.evaluate(async () => {
+      const target = document.querySelector<HTMLIFrameElement>("#n-plain iframe")!;
+      const instance = target.name.replace("payjs-number-", "");
+      const sibling = document.createElement("iframe");
+      sibling.srcdoc = "<p>sibling</p>";
+      document.body.append(sibling);
+      await new Promise((resolve) => sibling.addEventListener("load", resolve, { once: true }));
+      const command = { library: "payjs", instance, type: "set_value", value: "4111111111111111", seq: 1000 };
+      (sibling.contentWindow as any).eval(
+        `parent.document.querySelector("#n-plain iframe").contentWindow.postMessage(${JSON.stringify(command)}, "*")`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      sibling.remove();
+    });
+    expect(await frameInput("n-plain").inputValue()).toBe("36227206271667");
+    expect(await page.evaluate(() => (window as any).forms.plain.events.length)).toBe(eventsBefore);
   });
 
   test("several instances on one page keep their own state and events", async () => {
@@ -274,6 +333,41 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
     );
     expect(paid).toMatchObject({ id: open.body.id, status: "PAID", total: 7.5, balance_due: 0 });
     expect(paid.customer_id).toBe(customer.body.id);
+  });
+
+  test("when answers are lost, pay() retries each step with the same key and exactly one payment is made", async () => {
+    const lossyPage = await browser.newPage();
+    try {
+      await lossyPage.goto(`${example.url}/lossy.html`);
+      const invoicesBefore = (await ctx.call("GET", "/invoice?per_page=1")).body.total;
+      const transactionsBefore = (await ctx.call("GET", "/transaction?per_page=1")).body.total;
+      const invoice = await lossyPage.evaluate(
+        async ([token, details]) => {
+          const payjs = new (window as any).PayJs(token, { number: { id: "number" }, cvv: { id: "cvv" } });
+          const handler = await payjs.showCardForm();
+          await handler.setTestPan("4111111111111111");
+          await handler.setTestCvv("123");
+          return payjs.pay(details);
+        },
+        [ctx.token, DETAILS] as const,
+      );
+      expect(invoice.status).toBe("PAID");
+      const keys = new Set(lossyLog.map((line) => line.split(" ")[2]));
+      expect(keys.size).toBe(1);
+      const key = [...keys][0];
+      expect(lossyLog).toEqual([
+        `POST /webpayment/${ctx.token}/tokenize ${key}`,
+        `POST /webpayment/${ctx.token}/tokenize ${key}`,
+        `POST /webpayment/${ctx.token}/invoice ${key}`,
+        `POST /webpayment/${ctx.token}/invoice ${key}`,
+        `POST /webpayment/${ctx.token}/invoice/{id}/pay ${key}`,
+        `POST /webpayment/${ctx.token}/invoice/{id}/pay ${key}`,
+      ]);
+      expect((await ctx.call("GET", "/invoice?per_page=1")).body.total).toBe(invoicesBefore + 1);
+      expect((await ctx.call("GET", "/transaction?per_page=1")).body.total).toBe(transactionsBefore + 1);
+    } finally {
+      await lossyPage.close();
+    }
   });
 
   test("a second pay() while the first runs is refused with payment_in_progress", async () => {
