@@ -26,7 +26,7 @@ import {
   webhooksPage,
 } from "../../web/dashboard/pages/records";
 import type { AppDeps } from "../deps";
-import { ApiError } from "../errors";
+import { ApiError, ValidationFailed } from "../errors";
 import { ErrorBody } from "../models";
 import { loopbackOnly } from "../sandbox/index";
 import { DashboardService } from "./service";
@@ -75,6 +75,9 @@ function originOf(url: string): string {
     return "";
   }
 }
+
+/** The clock form's limit: a year per click (the API's /_sandbox/clock/advance allows more). */
+const MAX_DASHBOARD_ADVANCE = 31_536_000;
 
 const Action = t.Object({ redirect: t.String({ description: "where the dashboard goes next" }) });
 const ID = t.Object({ id: t.String({ maxLength: 100 }) });
@@ -428,13 +431,19 @@ export function dashboardRoutes(deps: AppDeps) {
       .post(
         "/dashboard/clock/advance",
         ({ merchant, body }) => {
-          deps.clock.advance(merchant.id, Number(body.seconds) * 1000);
+          const seconds = Number(body.seconds);
+          if (seconds > MAX_DASHBOARD_ADVANCE) {
+            throw new ValidationFailed({
+              seconds: [`Advance at most ${MAX_DASHBOARD_ADVANCE} seconds (a year) at a time.`],
+            });
+          }
+          deps.clock.advance(merchant.id, seconds * 1000);
           return { redirect: "/dashboard/clock" };
         },
         {
           body: t.Object({
             seconds: t.Union([
-              t.Integer({ minimum: 1, maximum: 31_536_000 }),
+              t.Integer({ minimum: 1, maximum: MAX_DASHBOARD_ADVANCE }),
               t.String({ pattern: "^[1-9][0-9]{0,7}$" }),
             ]),
           }),

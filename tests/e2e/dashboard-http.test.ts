@@ -3,6 +3,7 @@
  * same-origin JSON rule of its actions, the live-refresh event stream, the loopback guard.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -128,6 +129,54 @@ describe("dashboard pages over HTTP", () => {
     expect(deposits).toContain(`href="/dashboard/transactions?batch=${batch}"`);
   });
 
+  test("no query, id or action body makes a dashboard route answer 5xx", async () => {
+    const ctx = setup();
+    await charge(ctx, 1);
+    const GETS = [
+      "/",
+      "/dashboard/transactions",
+      "/dashboard/transactions/",
+      "/dashboard/invoices",
+      "/dashboard/invoices/",
+      "/dashboard/customers",
+      "/dashboard/customers/",
+      "/dashboard/emails",
+      "/dashboard/emails/",
+      "/dashboard/sms",
+      "/dashboard/webhooks",
+      "/dashboard/deposits",
+      "/dashboard/clock",
+      "/dashboard/keys",
+      "/dashboard/try",
+    ];
+    const POSTS = ["/dashboard/clock/advance", "/dashboard/merchant", "/dashboard/webhooks/redeliver"];
+    const text = fc.string({ maxLength: 40 });
+    const query = fc.dictionary(fc.constantFrom("page", "status", "method", "from", "to", "q", "batch", "to"), text, {
+      maxKeys: 4,
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...GETS), text, query, async (path, id, params) => {
+        const target = `http://localhost${path}${path.endsWith("/") && path !== "/" ? encodeURIComponent(id) || "x" : ""}?${new URLSearchParams(params)}`;
+        const res = await ctx.app.handle(new Request(target));
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 150 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...POSTS), fc.oneof(fc.json(), text), async (path, body) => {
+        const res = await ctx.app.handle(
+          new Request(`http://localhost${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", host: "localhost" },
+            body,
+          }),
+        );
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   test("a record of another merchant, or of none, is a 404 page", async () => {
     const ctx = setup();
     for (const path of ["/dashboard/transactions/nope", "/dashboard/customers/nope", "/dashboard/invoices/nope"]) {
@@ -165,6 +214,10 @@ describe("dashboard pages over HTTP", () => {
       '{"seconds":3600}',
     );
     expect(sameOrigin.status).toBe(200);
+    const tooFar = await advance({ "content-type": "application/json", host: "localhost" }, '{"seconds":"99999999"}');
+    expect(tooFar.status).toBe(422);
+    expect(((await tooFar.json()) as { code: string }).code).toBe("validation_error");
+    expect(ctx.deps.clock.offsetMs(ctx.merchantId)).toBe(3_600_000);
     expect(await sameOrigin.json()).toEqual({ redirect: "/dashboard/clock" });
     expect(ctx.deps.clock.offsetMs(ctx.merchantId)).toBe(3_600_000);
   });
