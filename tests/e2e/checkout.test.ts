@@ -8,7 +8,7 @@ import { startExampleServer } from "../../examples/serve";
 import { MESSAGES } from "../../payjs/messages";
 import { TEST_CARDS } from "../../processor/test-data";
 import { serve, setup, waitFor, type TestContext } from "../helpers";
-import { collectPageErrors, HAS_CHROMIUM, launchBrowser } from "./browser";
+import { artifactPath, collectPageErrors, HAS_CHROMIUM, launchBrowser } from "./browser";
 
 // A real browser on a shared 2-core machine: generous bounds, never a timing assertion.
 setDefaultTimeout(30_000);
@@ -194,6 +194,7 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
       timeout: 15_000,
     });
     expect(await page.textContent("#status")).toMatch(/^Paid: invoice .* is PAID$/);
+    await page.screenshot({ path: artifactPath("checkout-paid.png"), fullPage: true });
     const invoice = JSON.parse((await page.textContent("#result"))!);
     expect(invoice.status).toBe("PAID");
     expect(invoice.total).toBe(Number(await page.inputValue("#total")));
