@@ -172,7 +172,9 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
   if (result.chaos < 0 || result.chaos > 1)
     throw new ConfigError(`--chaos must be between 0 and 1, got ${result.chaos}`);
   if (result.rateLimit.trim() !== "" && !/^(0|off|[1-9]\d*\s*\/\s*[1-9]\d*)$/i.test(result.rateLimit.trim()))
-    throw new ConfigError(`--rate-limit expects "PUBLIC/MERCHANT" requests per minute, e.g. 10/150; got "${result.rateLimit}"`);
+    throw new ConfigError(
+      `--rate-limit expects "PUBLIC/MERCHANT" requests per minute, e.g. 10/150; got "${result.rateLimit}"`,
+    );
   if (result.smtpUrl !== "" && !/^smtps?:\/\/[^\s/?#]+(:\d+)?\/?$/i.test(result.smtpUrl))
     throw new ConfigError(`--smtp expects smtp://host:port (or smtps://), got "${result.smtpUrl}"`);
   return result;
