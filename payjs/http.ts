@@ -11,6 +11,8 @@ export interface JsonAnswer {
 
 const RETRYABLE = new Set([429, 500, 502, 503, 504]);
 export const MAX_ATTEMPTS = 3;
+/** An attempt without an answer by then is given up and retried (the same key makes that safe). */
+export const ATTEMPT_TIMEOUT_MS = 20_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,7 +32,13 @@ export async function requestJson(
   for (let attempt = 1; ; attempt++) {
     let response: Response;
     try {
-      response = await fetch(url, { method: init.method, headers, body, credentials: "omit" });
+      response = await fetch(url, {
+        method: init.method,
+        headers,
+        body,
+        credentials: "omit",
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
     } catch {
       if (attempt < MAX_ATTEMPTS) {
         await sleep(200 * attempt);

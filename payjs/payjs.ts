@@ -5,7 +5,7 @@
 import { CARD_FORMATS, formEvent, formMessage } from "./card-form";
 import { cvvLength } from "./card-rules";
 import { LIBRARY_MESSAGES, PayJsError, errorFromResponse } from "./errors";
-import { expectOk, requestJson } from "./http";
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, expectOk, requestJson } from "./http";
 import { MESSAGES } from "./messages";
 import {
   FRAME_PATHS,
@@ -24,8 +24,10 @@ import type { CardFormMessage, ExtraDetails, Invoice, PayJsEventName, PayJsHandl
 import { addError, validateExtraDetails, type AvsSettings, type FieldErrors } from "./validation";
 
 export const FRAME_TIMEOUT_MS = 10_000;
-/** How long a setTestPan/setTestCvv or a tokenize may wait for the number frame. */
-const FRAME_ANSWER_MS = 30_000;
+/** How long a setTestPan/setTestCvv may wait for the form state to reflect it. */
+const SET_VALUE_MS = 10_000;
+/** How long the number frame may take to tokenize: its requests time out and retry on their own. */
+const TOKENIZE_MS = MAX_ATTEMPTS * ATTEMPT_TIMEOUT_MS + 10_000;
 
 const CUSTOMER_FIELDS = [
   "firstname",
@@ -75,6 +77,13 @@ export function sandboxBaseFromScript(src: string | undefined | null, fallback: 
     url.href.slice(0, url.href.length - url.pathname.length - url.search.length - url.hash.length) +
     url.pathname.replace(/\/payjs\.js$/, "").replace(/\/+$/, "")
   );
+}
+
+/** The first message, and how many more: what the API's 422 says too. */
+function summary(fields: FieldErrors): string {
+  const all = Object.values(fields).flat();
+  const more = all.length - 1;
+  return more > 0 ? `${all[0]} (and ${more} more error${more > 1 ? "s" : ""})` : all[0]!;
 }
 
 function pick(source: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
@@ -185,10 +194,7 @@ export class PayJs {
     if (details.validate !== false) {
       const fields = validateExtraDetails(details, await this.#merchantSettings());
       if (isCard) this.#validateCardForm(fields);
-      if (Object.keys(fields).length > 0) {
-        const first = Object.values(fields)[0]![0]!;
-        throw new PayJsError("validation_error", first, { fields });
-      }
+      if (Object.keys(fields).length > 0) throw new PayJsError("validation_error", summary(fields), { fields });
     }
     // One key for every step of this pay() call: a retried step replays instead of duplicating.
     const idempotencyKey = crypto.randomUUID();
@@ -259,17 +265,15 @@ export class PayJs {
         this.#tokenizing.set(request, { resolve, reject });
         this.#send("number", { type: "tokenize", request, idempotency_key: idempotencyKey, details: cardDetails });
       }),
+      TOKENIZE_MS,
       () => this.#tokenizing.delete(request),
     );
   }
 
-  #withTimeout<T>(promise: Promise<T>, cleanup: () => void): Promise<T> {
+  #withTimeout<T>(promise: Promise<T>, ms: number, cleanup: () => void): Promise<T> {
     let timer: ReturnType<typeof setTimeout>;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new PayJsError("frame_timeout", LIBRARY_MESSAGES.frameNoAnswer)),
-        FRAME_ANSWER_MS,
-      );
+      timer = setTimeout(() => reject(new PayJsError("frame_timeout", LIBRARY_MESSAGES.frameNoAnswer)), ms);
     });
     return Promise.race([promise, timeout]).finally(() => {
       clearTimeout(timer);
@@ -290,7 +294,7 @@ export class PayJs {
     let resolve!: () => void;
     const reflected = new Promise<void>((r) => (resolve = r));
     const pending: PendingSet = { field, seq, resolve, done: Promise.resolve() };
-    pending.done = this.#withTimeout(reflected, () => {
+    pending.done = this.#withTimeout(reflected, SET_VALUE_MS, () => {
       this.#pendingSets = this.#pendingSets.filter((p) => p !== pending);
     });
     this.#pendingSets.push(pending);

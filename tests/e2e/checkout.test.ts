@@ -304,6 +304,7 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
     expect(client.ok).toBe(false);
     if (client.ok) return;
     expect(client.error.code).toBe("validation_error");
+    expect(client.error.message).toBe(`${MESSAGES.maxLength("address_state", 2)} (and 2 more errors)`);
     expect(client.error.fields).toEqual({
       phone: [MESSAGES.minLength("phone", 10)],
       address_state: [MESSAGES.maxLength("address_state", 2)],
