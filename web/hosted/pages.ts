@@ -84,7 +84,7 @@ td.num,th.num{text-align:right}
 .muted{color:#666;font-size:13px}.error{color:#b42318}.ok{color:#05603a}
 label{display:block;margin:10px 0 4px;font-size:14px}input,select{font:inherit;padding:6px 8px;width:100%;box-sizing:border-box}
 .row{display:flex;gap:12px}.row>div{flex:1}
-.frame{border:1px solid #ccc;border-radius:4px;padding:2px 6px;min-height:36px}
+.frame{height:42px}
 button{font:inherit;padding:10px 18px;margin-top:16px;background:#1a56db;color:#fff;border:0;border-radius:4px;cursor:pointer}
 button:disabled{background:#9ab}
 a.button{display:inline-block;padding:10px 18px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px}
@@ -162,11 +162,11 @@ function customFieldsTable(fields: ReceiptCustomField[]): SafeHtml {
   </table>`;
 }
 
-const pair = (label: string, value: string | null) =>
+const pair = (label: string, value: string | null, className = "") =>
   value
     ? html`<tr>
         <th>${label}</th>
-        <td>${value}</td>
+        <td class="${className}">${value}</td>
       </tr>`
     : html``;
 
@@ -187,7 +187,7 @@ export function renderInvoicePage(view: InvoicePageView): string {
     </p>
     ${lineItemsTable(view.lineItems)}
     <table class="totals">
-      ${pair("Subtotal", view.subtotal)} ${pair("Tax", view.tax)}
+      ${pair("Subtotal", view.subtotal, "num")} ${pair("Tax", view.tax, "num")}
       <tr>
         <th>Total</th>
         <td class="num" id="invoice-total">${formatMoney(view.totalCents)}</td>
