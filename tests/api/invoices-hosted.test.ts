@@ -82,6 +82,17 @@ describe("GET /hosted/invoice/{id}", () => {
     expect(after).not.toContain("Margin");
   });
 
+  test("a voided payment shows as VOIDED with its void listed under the charge", async () => {
+    const ctx = setup();
+    const invoice = await payInvoice(ctx);
+    const voided = await ctx.call("POST", `/transaction/${invoice.child_transactions[0].id}/void`, { body: {} });
+    const body: string = (await get(ctx, `/hosted/invoice/${invoice.id}`)).body;
+    expect(body).toContain('id="invoice-status">VOIDED<');
+    expect(body).toContain(voided.body.child_transactions[0].id);
+    expect(body).toContain("-$20.00");
+    expect(body).not.toContain("/hosted/pay/");
+  });
+
   test("an open invoice links to its payment page; an unknown id is an HTML 404", async () => {
     const ctx = setup();
     const invoice = await payInvoice(ctx, { card_number: "4012888888881881" });

@@ -110,16 +110,19 @@ export function hostedRoutes(deps: AppDeps) {
           tax: moneyText(meta.tax),
           lineItems,
           customFields,
-          transactions: record.child_transactions.map((t) => ({
-            id: t.id,
-            type: t.type,
-            success: t.success,
-            total: formatMoney(Math.round(t.total * 100)),
-            method: methodLabel(t.method, t.payment_method.card_type),
-            lastFour: t.last_four,
-            date: t.created_at,
-            message: t.message,
-          })),
+          // Each payment, followed by its captures, voids and refunds.
+          transactions: record.child_transactions
+            .flatMap((t) => [t, ...t.child_transactions])
+            .map((t) => ({
+              id: t.id,
+              type: t.type,
+              success: t.success,
+              total: formatMoney(Math.round(t.total * 100) * (t.type === "refund" || t.type === "void" ? -1 : 1)),
+              method: methodLabel(t.method, t.payment_method.card_type),
+              lastFour: t.last_four,
+              date: t.created_at,
+              message: t.message,
+            })),
           payUrl: isOpen(row) ? hostedPayUrl(base(), row.id) : null,
         };
         return page(200, renderInvoicePage(view));
