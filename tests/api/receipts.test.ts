@@ -269,6 +269,27 @@ describe("relaying receipts through --smtp", () => {
   });
 });
 
+describe("a relay that accepts connections but never answers", () => {
+  test("pay() answers at once; the relay gives up after its greeting timeout and records why", async () => {
+    const sockets: import("node:net").Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}` } });
+      const paid = await pay(ctx);
+      expect(paid.status).toBe(200);
+      expect((await latest(ctx)).relay_status).toBe("pending");
+      await ctx.deps.mailer.idle();
+      const email = await latest(ctx);
+      expect(email.relay_status).toBe("failed");
+      expect(email.relay_error).toMatch(/greeting|timeout/i);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 20_000);
+});
+
 describe("the --smtp option", () => {
   test("accepts smtp:// and smtps:// URLs and refuses anything else with a clear message", () => {
     expect(loadConfig(["--smtp", "smtp://127.0.0.1:2525"], {}).smtpUrl).toBe("smtp://127.0.0.1:2525");
