@@ -198,9 +198,16 @@ export class TransactionService {
   }
 
   children(parentId: string): TransactionRow[] {
-    return this.db
-      .query<TransactionRow, [string]>("SELECT * FROM transactions WHERE parent_id = ? ORDER BY created_at, rowid")
+    // Sorted here, not with ORDER BY: in bun:sqlite that ORDER BY cost ~15 µs per call even with no rows
+    // (measured; most transactions have no children), and every record asks once per transaction.
+    const rows = this.db
+      .query<TransactionRow & { _rowid: number }, [string]>(
+        "SELECT rowid AS _rowid, * FROM transactions WHERE parent_id = ?",
+      )
       .all(parentId);
+    if (rows.length > 1)
+      rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a._rowid - b._rowid));
+    return rows.map(({ _rowid, ...row }) => row);
   }
 
   /** The API record of a row, with its payment method, customer and children. */
