@@ -329,9 +329,15 @@ export declare class PayJs {
   pay(extraDetails: ExtraDetails): Promise<Invoice>;
 }
 
+type PayJsConstructor = typeof PayJs;
+type PayJsErrorConstructor = typeof PayJsError;
+
+/** What `<script src=".../payjs.js">` defines: `PayJs` and `PayJsError` as globals. */
 declare global {
   interface Window {
-    PayJs: typeof PayJs;
-    PayJsError: typeof PayJsError;
+    PayJs: PayJsConstructor;
+    PayJsError: PayJsErrorConstructor;
   }
+  var PayJs: PayJsConstructor;
+  var PayJsError: PayJsErrorConstructor;
 }

@@ -425,7 +425,17 @@ payjs.showCardForm().then((h) => h.setTestPan("4111111111111111"));
 const paid: Promise<Invoice> = payjs.pay({ method: "bank", total: 1, firstname: "A", lastname: "B", person_name: "A B",
   bank_account: "1", bank_routing: "021000021", bank_type: "savings", bank_holder_type: "personal" });
 paid.catch((e: PayJsError) => e.code === "frame_timeout" || e.code === "payment_declined");
+
 export {};
+`,
+    );
+    // A page script (no imports) sees PayJs and PayJsError as globals.
+    writeFileSync(
+      join(dir, "page.ts"),
+      `/// <reference path="./payjs.d.ts" />
+const other = new PayJs("token", {});
+const failure = new PayJsError("network_error", "offline");
+void other.pay({ method: "card", month: "12", year: "2030", total: "1.00", firstname: "A", lastname: "B" }).catch(() => failure.code);
 `,
     );
     writeFileSync(
@@ -436,7 +446,7 @@ new window.PayJs("t").pay({ method: "card", total: 1, firstname: "A", lastname: 
 export {};
 `,
     );
-    const tsc = (file: string) =>
+    const tsc = (...files: string[]) =>
       Bun.spawnSync(
         [
           join(process.cwd(), "node_modules/.bin/tsc"),
@@ -446,13 +456,13 @@ export {};
           "ESNext,DOM",
           "--module",
           "preserve",
-          file,
+          ...files,
         ],
         {
           cwd: dir,
         },
       );
-    const good = tsc("good.ts");
+    const good = tsc("good.ts", "page.ts");
     expect(good.stdout.toString() + good.stderr.toString()).toBe("");
     expect(good.exitCode).toBe(0);
     const bad = tsc("bad.ts").stdout.toString();
