@@ -188,12 +188,15 @@ export class WebhookService {
    * Returns how many rows it wrote.
    */
   enqueue(event: SandboxEvent): number {
+    // Sorted here, not with ORDER BY, which costs several µs per call in bun:sqlite even with no rows
+    // (measured), and this runs on every change of every record.
     const hooks = this.db
-      .query<{ id: string }, [string, string]>(
-        "SELECT id FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL AND (event = ? OR event = '*') ORDER BY created_at, rowid",
+      .query<{ id: string; created_at: string; r: number }, [string, string]>(
+        "SELECT id, created_at, rowid AS r FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL AND (event = ? OR event = '*')",
       )
       .all(event.merchantId, event.name);
     if (hooks.length === 0) return 0;
+    hooks.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.r - b.r));
     const body = JSON.stringify(event.record);
     const now = this.clock.now(event.merchantId);
     const insert = this.db.query(
