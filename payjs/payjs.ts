@@ -79,6 +79,12 @@ export function sandboxBaseFromScript(src: string | undefined | null, fallback: 
   );
 }
 
+/** One of each message per field (a field can break the same rule twice: required, and required by AVS). */
+function unique(fields: FieldErrors): FieldErrors {
+  for (const [field, messages] of Object.entries(fields)) fields[field] = [...new Set(messages)];
+  return fields;
+}
+
 /** The first message, and how many more: what the API's 422 says too. */
 function summary(fields: FieldErrors): string {
   const all = Object.values(fields).flat();
@@ -192,7 +198,7 @@ export class PayJs {
     // A setTestPan/setTestCvv not yet reflected in the form state is part of this payment.
     if (isCard) await Promise.all(this.#pendingSets.map((pending) => pending.done));
     if (details.validate !== false) {
-      const fields = validateExtraDetails(details, await this.#merchantSettings());
+      const fields = unique(validateExtraDetails(details, await this.#merchantSettings()));
       if (isCard) this.#validateCardForm(fields);
       if (Object.keys(fields).length > 0) throw new PayJsError("validation_error", summary(fields), { fields });
     }

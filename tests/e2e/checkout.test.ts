@@ -355,6 +355,12 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
     expect(everything).not.toContain("card_number");
     expect(everything).not.toContain("card_cvv");
     expect(everything).not.toContain('"1234"');
+    // After tokenizing, the page learns the payment method's id, customer, brand and last four: nothing else.
+    const tokenized = received.map((text) => JSON.parse(text)).filter((message) => message?.type === "tokenized");
+    expect(tokenized.length).toBeGreaterThan(0);
+    for (const message of tokenized) {
+      expect(Object.keys(message.payment_method).sort()).toEqual(["card_last_four", "card_type", "customer_id", "id"]);
+    }
   });
 
   test("a message forged on the page with the instance id does not fire events", async () => {

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import type { Browser, Page } from "playwright-core";
 import { startExampleServer } from "../../examples/serve";
 import { LIBRARY_MESSAGES } from "../../payjs/errors";
-import { serve, setup, type TestContext } from "../helpers";
+import { MESSAGES } from "../../payjs/messages";
+import { otherMerchant, serve, setup, type TestContext } from "../helpers";
 import { artifactPath, collectPageErrors, HAS_CHROMIUM, launchBrowser } from "./browser";
 
 // A real browser on a shared 2-core machine: generous bounds, never a timing assertion.
@@ -416,6 +417,51 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
       expect(
         await showCardFormError(errorsPage, "not_a_token", { number: { id: "number" }, cvv: { id: "cvv" } }),
       ).toEqual({ name: "PayJsError", code: "unknown_token", message: LIBRARY_MESSAGES.unknownToken, frames: 0 });
+    } finally {
+      await errorsPage.close();
+    }
+  });
+
+  test("pay() requires what the merchant's address verification settings require", async () => {
+    const other = await otherMerchant(ctx);
+    await ctx.call("PUT", `/_sandbox/merchants/${other.id}/settings`, {
+      body: { avs_zip: true, avs_street: true },
+      auth: false,
+    });
+    const errorsPage = await browser.newPage();
+    try {
+      await errorsPage.goto(`${example.url}/errors.html`);
+      const bank = {
+        ...DETAILS,
+        method: "bank",
+        customer_id: undefined,
+        person_name: "Katherine Johnson",
+        bank_account: "9876543210",
+        bank_routing: "021000021",
+        bank_type: "savings",
+        bank_holder_type: "personal",
+      };
+      const outcomes = await errorsPage.evaluate(
+        async ([tokens, details]) => {
+          const attempt = (token: string, extra: object) =>
+            new (window as any).PayJs(token, {}).pay({ ...details, ...extra }).then(
+              (invoice: any) => invoice.status,
+              (e: any) => ({ code: e.code, fields: e.fields }),
+            );
+          return {
+            strict: await attempt(tokens[0]!, { address_1: "", address_zip: undefined }),
+            lenient: await attempt(tokens[1]!, { address_zip: undefined }),
+          };
+        },
+        [[other.web_payments_token, ctx.token], bank] as const,
+      );
+      expect(outcomes).toEqual({
+        strict: {
+          code: "validation_error",
+          fields: { address_1: [MESSAGES.required("address_1")], address_zip: [MESSAGES.required("address_zip")] },
+        },
+        lenient: "PAID",
+      });
     } finally {
       await errorsPage.close();
     }
