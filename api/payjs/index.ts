@@ -19,23 +19,27 @@ export const FRAME_CSP = [
   "form-action 'none'",
 ].join("; ");
 
-/** Serves an asset with its ETag (304 when the client has it) and gzip when the client accepts it. */
+/**
+ * Serves an asset with its ETag (304 when the client has it) and gzip when the client accepts
+ * it. The gzipped representation has its own ETag ("…-gzip"), as two encodings of one file are
+ * two different byte sequences.
+ */
 function serveAsset(request: Request, asset: Asset, extraHeaders: Record<string, string> = {}): Response {
+  const gzip = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
+  const etag = gzip ? `${asset.etag.slice(0, -1)}-gzip"` : asset.etag;
   const headers: Record<string, string> = {
     "content-type": asset.contentType,
-    etag: asset.etag,
+    etag,
     // Always revalidate: the ETag makes that a 304 without a body.
     "cache-control": "no-cache",
     vary: "Accept-Encoding",
     ...extraHeaders,
   };
   const ifNoneMatch = request.headers.get("if-none-match");
-  if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim() === asset.etag)) {
+  if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
     return new Response(null, { status: 304, headers });
   }
-  if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
-    return new Response(asset.gzip, { headers: { ...headers, "content-encoding": "gzip" } });
-  }
+  if (gzip) return new Response(asset.gzip, { headers: { ...headers, "content-encoding": "gzip" } });
   return new Response(asset.body, { headers });
 }
 

@@ -43,6 +43,14 @@ describe("GET /payjs.js", () => {
     expect((await get(ctx, "/payjs.js", { "if-none-match": '"stale"' })).status).toBe(200);
   });
 
+  test("the gzipped representation has its own ETag and revalidates to 304 too", async () => {
+    const plain = (await get(ctx, "/payjs.js")).headers.get("etag")!;
+    const gzipped = (await get(ctx, "/payjs.js", { "accept-encoding": "gzip" })).headers.get("etag")!;
+    expect(gzipped).toBe(`${plain.slice(0, -1)}-gzip"`);
+    const revalidated = await get(ctx, "/payjs.js", { "accept-encoding": "gzip", "if-none-match": gzipped });
+    expect(revalidated.status).toBe(304);
+  });
+
   test("is loadable from any origin (CORS open)", async () => {
     const response = await get(ctx, "/payjs.js", { origin: "http://shop.example" });
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
