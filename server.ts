@@ -9,6 +9,7 @@ import { buildDeps, composeApp, startWorkers, stopWorkers, VERSION } from "./app
 import { closeLiveStreams } from "./api/dashboard/index";
 import { ConfigError, helpText, loadConfig, publicUrlOf, type Config } from "./config";
 import { closeDatabase, openDatabase } from "./db/open";
+import { GroupCommit } from "./db/group-commit";
 import { createLogger } from "./lib/logger";
 
 export function banner(config: Config, url: string, token: string, apiKey: string, dbPath: string): string {
@@ -108,12 +109,15 @@ export async function main(argv: string[]): Promise<void> {
   const log = createLogger({ quiet: config.quiet });
   const deps = buildDeps({ db, config, log, publicUrl: publicUrlOf(config) });
   const app = composeApp(deps);
+  // Concurrent requests share one SQLite commit; each answer waits for the commit of its writes.
+  const batches = new GroupCommit(db, log);
+  deps.workers.push(batches.worker());
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
       hostname: config.host,
       port: config.port,
-      fetch: app.fetch,
+      fetch: (request) => batches.around(() => app.fetch(request)),
       // Bodies over 1 MiB get the 413 envelope from the app; this only stops absurd uploads early.
       maxRequestBodySize: 8 * 1024 * 1024,
       error: () => Response.json({ message: "Internal error.", code: "internal_error" }, { status: 500 }),
