@@ -30,8 +30,10 @@ export const METHODS = ["card", "bank"] as const;
 
 type Input = Record<string, unknown>;
 
+/** Adds a message to a field once (two rules may require the same field). */
 export function addError(errors: FieldErrors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
+  const messages = (errors[field] ??= []);
+  if (!messages.includes(message)) messages.push(message);
 }
 
 export function hasErrors(errors: FieldErrors): boolean {
