@@ -85,21 +85,15 @@ const ID = t.Object({ id: t.String({ maxLength: 100 }) });
 export function dashboardRoutes(deps: AppDeps) {
   const service = new DashboardService(deps.db, deps.services);
 
-  // The outboxes and deposits are read by SQL; their pages show once their tables exist.
-  const has = {
-    emails: service.hasTable("emails"),
-    sms: service.hasTable("sms"),
-    deposits: service.hasTable("deposits"),
-  };
   const nav = (): NavItem[] => [
     { path: "/", label: "Overview" },
     { path: "/dashboard/transactions", label: "Transactions" },
     { path: "/dashboard/invoices", label: "Invoices" },
     { path: "/dashboard/customers", label: "Customers" },
-    ...(has.emails ? [{ path: "/dashboard/emails", label: "E-mails" }] : []),
-    ...(has.sms ? [{ path: "/dashboard/sms", label: "SMS" }] : []),
+    { path: "/dashboard/emails", label: "E-mails" },
+    { path: "/dashboard/sms", label: "SMS" },
     { path: "/dashboard/webhooks", label: "Webhooks" },
-    ...(has.deposits ? [{ path: "/dashboard/deposits", label: "Deposits" }] : []),
+    { path: "/dashboard/deposits", label: "Deposits" },
     { path: "/dashboard/clock", label: "Clock" },
     { path: "/dashboard/keys", label: "Keys" },
     { path: "/dashboard/test-cards", label: "Test cards" },
@@ -239,12 +233,10 @@ export function dashboardRoutes(deps: AppDeps) {
           const path = "/dashboard/transactions";
           if (!transaction) return notFoundPage(merchant, path, "Transaction");
           const deliveries = service.deliveries(merchant.id, 1, { recordId: transaction.id }).data;
-          const emails = has.emails
-            ? service.emails(merchant.id, 1, undefined, {
-                transactionId: transaction.id,
-                invoiceId: transaction.invoice_id || undefined,
-              }).data
-            : [];
+          const emails = service.emails(merchant.id, 1, undefined, {
+            transactionId: transaction.id,
+            invoiceId: transaction.invoice_id || undefined,
+          }).data;
           return respond(merchant, path, {
             title: `Transaction ${transaction.id.slice(0, 8)}`,
             body: transactionPage(transaction, {
@@ -252,7 +244,7 @@ export function dashboardRoutes(deps: AppDeps) {
                 ? `/dashboard/invoices/${encodeURIComponent(transaction.invoice_id)}`
                 : null,
               deliveries: deliveriesTable(deliveries, `/dashboard/transactions/${encodeURIComponent(transaction.id)}`),
-              emails: has.emails ? emailSummaryTable(emails) : undefined,
+              emails: emailSummaryTable(emails),
             }),
           });
         },
@@ -306,9 +298,7 @@ export function dashboardRoutes(deps: AppDeps) {
           const invoice = service.invoice(merchant.id, params.id);
           const path = "/dashboard/invoices";
           if (!invoice) return notFoundPage(merchant, path, "Invoice");
-          const emails = has.emails
-            ? emailSummaryTable(service.emails(merchant.id, 1, undefined, { invoiceId: invoice.id }).data)
-            : "";
+          const emails = emailSummaryTable(service.emails(merchant.id, 1, undefined, { invoiceId: invoice.id }).data);
           return respond(merchant, path, {
             title: `Invoice ${invoice.id.slice(0, 8)}`,
             body: invoicePage(invoice, emails),

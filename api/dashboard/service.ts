@@ -1,6 +1,7 @@
 /**
- * What the dashboard reads: through the other modules' services where they offer it, with a
- * few read-only queries of their tables where the dashboard filters differently (status).
+ * What the dashboard reads: through the other modules' services where they offer it, and by
+ * read-only SQL where it filters differently (transaction status, batch) or where a module has no
+ * list for it (the e-mail and SMS outboxes, every deposit including pending ones).
  */
 import type { Database } from "bun:sqlite";
 import { pageRequest, paginate, type Page } from "../../lib/pagination";
@@ -260,10 +261,5 @@ export class DashboardService {
    */
   changeCounter(): number {
     return this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()!.n;
-  }
-
-  /** True when a table exists: pages of modules that have not landed stay hidden. */
-  hasTable(name: string): boolean {
-    return !!this.db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
   }
 }

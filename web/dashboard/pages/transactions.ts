@@ -120,12 +120,12 @@ export function transactionsPage(page: Page<Transaction>, filters: TransactionFi
 }
 
 export interface TransactionExtras {
-  /** Where the invoice is shown: the dashboard's invoice page once invoices exist, else null. */
+  /** The dashboard page of the transaction's invoice; null when it has none. */
   invoicePath: string | null;
-  /** Webhook deliveries of this transaction's events, already rendered (the webhooks module's data). */
-  deliveries?: Renderable;
-  /** E-mails sent about this transaction (receipts), already rendered; undefined without an outbox. */
-  emails?: Renderable;
+  /** Webhook deliveries of this transaction's events, already rendered. */
+  deliveries: Renderable;
+  /** E-mails sent about this transaction or its invoice (receipts), already rendered. */
+  emails: Renderable;
 }
 
 export function transactionPage(t: Transaction, extras: TransactionExtras): Renderable {
@@ -217,16 +217,8 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
             </tbody>
           </table>`
     }
-    ${
-      extras.emails === undefined
-        ? ""
-        : html`<h2>E-mails</h2>
-            ${extras.emails}`
-    }
-    ${
-      extras.deliveries === undefined
-        ? ""
-        : html`<h2>Webhook deliveries</h2>
-            ${extras.deliveries}`
-    }`;
+    <h2>E-mails</h2>
+    ${extras.emails}
+    <h2>Webhook deliveries</h2>
+    ${extras.deliveries}`;
 }
