@@ -4,7 +4,7 @@
  */
 import { formatMoney } from "../lib/money";
 import { parseTotalCents } from "../payjs/validation";
-import { html, safeHref, type SafeHtml } from "./html";
+import { html, safeHref, type SafeHtml } from "../web/html";
 
 export interface ReceiptLineItem {
   item: string;

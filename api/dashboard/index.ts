@@ -1,14 +1,14 @@
 /**
  * The dashboard: server-rendered pages at / and /dashboard/*, a live-refresh event stream, and
  * the few actions it offers (pick a merchant, advance the clock, redeliver a webhook). Loopback
- * only unless --allow-remote; every page is built with the one escaping helper (web/dashboard/html.ts)
+ * only unless --allow-remote; every page is built with the one escaping helper (web/html.ts)
  * and served with a CSP that allows only this origin's scripts and styles.
  */
 import { Elysia, t } from "elysia";
 import { TEST_BANK, TEST_CARDS } from "../../processor/test-data";
 import { formatTimestamp } from "../../lib/time";
 import { readSourceFile } from "../../web/embedded";
-import { html, type Renderable } from "../../web/dashboard/html";
+import { html, type Renderable } from "../../web/html";
 import { layout, type LayoutContext, type NavItem } from "../../web/dashboard/layout";
 import { DASHBOARD_CSS } from "../../web/dashboard/style";
 import { clockPage, keysPage, overviewPage, testCardsPage } from "../../web/dashboard/pages/account";

@@ -3,7 +3,7 @@
  * the ones a merchant asks for with POST /transaction/{id}/receipt-email and /receipt-sms.
  */
 import { parseJson } from "../../lib/json";
-import { safeHref } from "../../mail/html";
+import { safeHref } from "../../web/html";
 import type { EmailRow } from "../../mail/mailer";
 import { SENDER_ADDRESS } from "../../mail/mailer";
 import {

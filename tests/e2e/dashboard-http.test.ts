@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DASHBOARD_CSP } from "../../api/dashboard/index";
-import { escapeHtml, html, queryString } from "../../web/dashboard/html";
+import { escapeHtml, html, queryString } from "../../web/html";
 import { charge, serve, setup, tokenize } from "../helpers";
 import { FROM_SOURCES, startServer, type Running } from "../cli/process";
 

@@ -1,6 +1,6 @@
 /** The page frame every dashboard page shares, and the small pieces pages are built from. */
 import { formatMoney } from "../../lib/money";
-import { html, queryString, type Renderable, type SafeHtml } from "./html";
+import { html, queryString, type Renderable, type SafeHtml } from "../html";
 
 export interface NavItem {
   path: string;

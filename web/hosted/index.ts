@@ -4,7 +4,7 @@ import { SETTLED_STATUSES, type InvoiceRow } from "../../api/invoices/service";
 import { hostedPayUrl } from "../../api/receipts/service";
 import { parseJson } from "../../lib/json";
 import { formatMoney } from "../../lib/money";
-import { html } from "../../mail/html";
+import { html } from "../../web/html";
 import { lineItemsOf, methodLabel, moneyText, visibleCustomFields } from "../../mail/receipt";
 import {
   renderInvoicePage,

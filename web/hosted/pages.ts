@@ -4,7 +4,7 @@
  * is escaped by the `html` tag, and values handed to the page script are JSON-encoded so they
  * cannot close the script element.
  */
-import { html, SafeHtml } from "../../mail/html";
+import { html, SafeHtml } from "../../web/html";
 import { formatMoney } from "../../lib/money";
 import type { ReceiptCustomField, ReceiptLineItem } from "../../mail/receipt";
 

@@ -1,7 +1,7 @@
 /** Pages about the merchant itself: overview, keys, the sandbox clock, the test cards. */
 import type { MerchantRow } from "../../../api/merchants/service";
 import type { TestCard } from "../../../processor/test-data";
-import { html, type Renderable } from "../html";
+import { html, type Renderable } from "../../html";
 import { actionButton, copyable, fields } from "../layout";
 
 export function keysPage(merchant: MerchantRow, publicUrl: string): Renderable {

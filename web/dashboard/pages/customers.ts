@@ -2,7 +2,7 @@ import type { Customer } from "../../../api/customers/service";
 import type { PaymentMethod } from "../../../api/payment-methods/service";
 import type { Transaction } from "../../../api/transactions/service";
 import type { Page } from "../../../lib/pagination";
-import { html, type Renderable } from "../html";
+import { html, type Renderable } from "../../html";
 import { emptyState, fields, idLink, pager } from "../layout";
 import { transactionRows } from "./transactions";
 

@@ -4,7 +4,7 @@
  * depend on how those modules are built.
  */
 import type { Page } from "../../../lib/pagination";
-import { html, queryString, type Renderable, type SafeHtml } from "../html";
+import { html, queryString, type Renderable, type SafeHtml } from "../../html";
 import { actionButton, badge, emptyState, fields, idLink, money, pager } from "../layout";
 
 // ---- invoices

@@ -1,6 +1,6 @@
 import type { Page } from "../../../lib/pagination";
 import type { Transaction } from "../../../api/transactions/service";
-import { html, type Renderable, type SafeHtml } from "../html";
+import { html, type Renderable, type SafeHtml } from "../../html";
 import { badge, emptyState, fields, idLink, money, pager } from "../layout";
 
 /** The one word (and tone) a person reads for a transaction's state. */

@@ -1,4 +1,4 @@
-import { html, type Renderable } from "../html";
+import { html, type Renderable } from "../../html";
 
 /** The "try it" page: a real payjs card form (frames served by this sandbox) and pay(). */
 export function tryItPage(token: string): Renderable {
