@@ -72,6 +72,9 @@ export async function buildBinary(outfile: string): Promise<{ outfile: string; b
     entrypoints: [join(ROOT, "server.ts")],
     target: "bun",
     compile: { outfile },
+    // Precompiled bytecode: the binary starts in ~100 ms instead of ~175 ms (npm run bench).
+    bytecode: true,
+    format: "esm",
     plugins: [textImportsPlugin(findTextImports())],
     files: {
       [join(ROOT, "web/embedded-files.ts")]:
