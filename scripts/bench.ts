@@ -388,12 +388,17 @@ async function main() {
       : null;
 
     log("idle RSS…");
-    const idleDir = mkdtempSync(join(tmpdir(), "paysandbox-idle-"));
-    const idle = await startServer(BUN, serverArgs(join(idleDir, "db.sqlite")));
-    await Bun.sleep(1500);
-    const idleRss = rssOf(idle.child.pid!).rss;
-    await stopChild(idle.child);
-    rmSync(idleDir, { recursive: true, force: true });
+    const idleOf = async (command: string, args: (db: string) => string[]) => {
+      const idleDir = mkdtempSync(join(tmpdir(), "paysandbox-idle-"));
+      const idle = await startServer(command, args(join(idleDir, "db.sqlite")));
+      await Bun.sleep(1500);
+      const rss = rssOf(idle.child.pid!).rss;
+      await stopChild(idle.child);
+      rmSync(idleDir, { recursive: true, force: true });
+      return rss;
+    };
+    const idleRss = await idleOf(BUN, serverArgs);
+    const idleBinary = existsSync(binary) ? await idleOf(binary, (db) => ["--port", "0", "--db", db, "--quiet"]) : null;
 
     const ceiling = await startServer(BUN, [join(ROOT, "bench/ceiling.ts")], "/");
     const sandbox = await startServer(BUN, serverArgs(dbPath));
@@ -452,7 +457,12 @@ async function main() {
         npm_start: round(startNpm),
         binary: startBinary && round(startBinary),
       },
-      rss_mb: { idle: round(idleRss), peak: round(memory.peak), after_load: round(memory.rss) },
+      rss_mb: {
+        idle: round(idleRss),
+        idle_binary: idleBinary && round(idleBinary),
+        peak: round(memory.peak),
+        after_load: round(memory.rss),
+      },
       payjs_bytes: payjs,
     });
     const r = results as any;
@@ -489,7 +499,12 @@ async function main() {
         "≤ 100 ms",
         (startBinary ?? startBun) <= 100,
       ],
-      ["RSS", `idle ${r.rss_mb.idle} MB · peak under load ${r.rss_mb.peak} MB`, "idle ≤ 60 MB", idleRss <= 60],
+      [
+        "RSS (idle: 1.5 s after the first 200)",
+        `idle: bun server.ts ${r.rss_mb.idle} MB · binary ${idleBinary === null ? "not built" : `${r.rss_mb.idle_binary} MB`} · peak under load ${r.rss_mb.peak} MB`,
+        "idle ≤ 60 MB",
+        (idleBinary ?? idleRss) <= 60,
+      ],
       [
         "payjs.js",
         payjs
