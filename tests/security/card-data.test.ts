@@ -1,7 +1,8 @@
 /**
  * Card-data audit: a real sandbox on a file database is driven through tokenize, charge, pay()
  * (with receipts), receipt e-mails and refused requests, with every test card and a distinct CVV
- * for each. Then the SQLite file, its WAL, the server's log and every stored e-mail must contain
+ * for each, and (when Chromium is installed) through the example checkout page paying with
+ * payjs.js and its card frames, every test card again with other CVVs. Then the SQLite file, its WAL, the server's log and every stored e-mail must contain
  * no full card number and no CVV.
  */
 import { Database } from "bun:sqlite";
@@ -10,7 +11,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { startExampleServer } from "../../examples/serve";
 import { TEST_CARDS } from "../../processor/test-data";
+import { HAS_CHROMIUM, launchBrowser } from "../e2e/browser";
 import { API_KEY, CARD, TOKEN } from "../helpers";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -123,6 +126,55 @@ test("no full card number and no CVV reaches the database, its WAL, the log or a
     expect(refused.status).toBe(422);
     expect(refused.text).not.toContain(number);
   }
+  // The browser flow: the example checkout page (another origin) pays through payjs.js and its
+  // card frames in Chromium, with every test card and yet another CVV each.
+  let browserPays = 0;
+  if (HAS_CHROMIUM) {
+    const example = startExampleServer({ sandboxUrl: url, port: 0, token: TOKEN });
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${example.url}/`);
+      await page.waitForFunction(() => (window as any).checkout?.handler, null, { timeout: 15_000 });
+      for (const [index, card] of TEST_CARDS.entries()) {
+        const cvv = card.brand === "amex" ? String(6102 + index * 41) : String(604 - index * 19);
+        secrets.push({ number: card.number, cvv });
+        const outcome = await page.evaluate(
+          async ([pan, code, year, email]) => {
+            const checkout = (window as any).checkout;
+            await checkout.handler.setTestPan(pan);
+            await checkout.handler.setTestCvv(code);
+            const details = {
+              method: "card",
+              month: "12",
+              year,
+              firstname: "Grace",
+              lastname: "Hopper",
+              email,
+              phone: "5555550123",
+              address_1: "1 Compiler Road",
+              address_city: "Arlington",
+              address_state: "VA",
+              address_zip: "22201",
+              total: "12.34",
+            };
+            try {
+              return { status: (await checkout.card.pay(details)).status as string };
+            } catch (error: any) {
+              return { status: String(error?.code) };
+            }
+          },
+          [card.number, cvv, String(new Date().getUTCFullYear() + 3), `browser${index}@example.com`],
+        );
+        expect(["PAID", "payment_declined"]).toContain(outcome.status);
+        browserPays++;
+      }
+    } finally {
+      await browser.close();
+      example.stop();
+    }
+  } else console.warn("NOTICE: no Chromium: the card-data audit runs without its browser flow");
+  if (HAS_CHROMIUM) expect(browserPays).toBe(TEST_CARDS.length);
   const all = [...secrets.map((s) => s.number), ...REFUSED_NUMBERS];
 
   // Every stored e-mail, as JSON, HTML and raw MIME.
