@@ -69,7 +69,8 @@ const smsRecord = (row: SmsRow): typeof SmsRecord.static => ({
 /**
  * The outboxes, for tests and developers (loopback only): what the sandbox e-mailed and
  * texted. Lists and `latest` act on the merchant whose API key is sent (the default merchant
- * without one); a message id works for any merchant, so a link to it can be opened as is.
+ * without one). A message id is that merchant's when a key is sent; without a key it opens for
+ * any merchant, so a link to it can be opened as is.
  */
 export function outboxRoutes(deps: AppDeps) {
   const { db } = deps;
@@ -127,7 +128,11 @@ export function outboxRoutes(deps: AppDeps) {
                 )
                 .get(sandboxMerchant(deps, headers.authorization).id)
             : db.query<EmailRow, [string]>("SELECT * FROM emails WHERE id = ?").get(id);
-        if (!row) throw notFound("E-mail");
+        // With an API key the lookup is that merchant's, like every record; without one, an id
+        // (an unguessable UUID on a loopback-only route) opens as is, so links work when pasted.
+        if (!row || (headers.authorization && row.merchant_id !== sandboxMerchant(deps, headers.authorization).id)) {
+          throw notFound("E-mail");
+        }
         if (format === ".html") {
           set.headers["content-type"] = "text/html; charset=utf-8";
           // The page is the e-mail as sent; it may not run script or load anything but images.

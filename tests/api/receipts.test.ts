@@ -342,6 +342,18 @@ describe("the e-mail outbox API", () => {
     expect((await ctx.call("GET", "/_sandbox/emails", { auth: ctx.apiKey })).body.total).toBe(1);
   });
 
+  test("a message id is 404 to another merchant's key, and opens as is without a key", async () => {
+    const ctx = setup();
+    await pay(ctx);
+    const other = await otherMerchant(ctx);
+    const { id } = (await ctx.call("GET", "/_sandbox/emails/latest", { auth: ctx.apiKey })).body;
+    for (const suffix of ["", ".html", ".eml"]) {
+      expect((await ctx.call("GET", `/_sandbox/emails/${id}${suffix}`, { auth: other.api_key })).status).toBe(404);
+      expect((await ctx.call("GET", `/_sandbox/emails/${id}${suffix}`, { auth: ctx.apiKey })).status).toBe(200);
+      expect((await ctx.call("GET", `/_sandbox/emails/${id}${suffix}`, { auth: false })).status).toBe(200);
+    }
+  });
+
   test("card numbers and CVVs never reach an e-mail", async () => {
     const ctx = setup();
     await pay(ctx);
