@@ -36,7 +36,7 @@ export function chargeRoutes(deps: AppDeps) {
           ) {
             throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
           }
-          const row = transactions.charge(merchant.id, {
+          const { row, record } = transactions.charge(merchant.id, {
             paymentMethodId: body.payment_method_id,
             totalCents,
             preAuth: body.pre_auth ?? false,
@@ -45,7 +45,6 @@ export function chargeRoutes(deps: AppDeps) {
             source: "api",
             isMerchantPresent: true,
           });
-          const record = transactions.record(row);
           return row.success
             ? { status: 200, body: record }
             : {

@@ -367,7 +367,7 @@ export class InvoiceService {
     }
     const balance = invoice.total_cents - invoice.total_paid_cents;
     if (balance <= 0) throw invalidState("Nothing is due on this invoice.", { status: invoice.status });
-    const transaction = this.transactions.charge(merchantId, {
+    const { row: transaction } = this.transactions.charge(merchantId, {
       paymentMethodId,
       totalCents: balance,
       preAuth: false,

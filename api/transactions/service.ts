@@ -269,9 +269,10 @@ export class TransactionService {
 
   /**
    * Authorizes a payment method with the simulated processor and stores the transaction,
-   * approved or declined. Emits create_transaction. Call inside a transaction.
+   * approved or declined. Emits create_transaction, and returns the record it built for the
+   * event with the row (building it costs as much as the insert). Call inside a transaction.
    */
-  charge(merchantId: string, input: ChargeInput): TransactionRow {
+  charge(merchantId: string, input: ChargeInput): { row: TransactionRow; record: Transaction } {
     const pm = this.paymentMethods.chargeable(merchantId, input.paymentMethodId);
     if (pm.method === "card" && pm.card_exp) {
       const now = this.clock.now(merchantId);
@@ -315,8 +316,9 @@ export class TransactionService {
         now,
       );
     const row = this.get(merchantId, id);
-    this.events.emit({ merchantId, name: "create_transaction", record: this.record(row) });
-    return row;
+    const record = this.record(row);
+    this.events.emit({ merchantId, name: "create_transaction", record });
+    return { row, record };
   }
 
   /**
