@@ -6,6 +6,7 @@
 import { API_ERROR_STATUS, type ApiErrorBody, type ApiErrorCode } from "../payjs/codes";
 import type { FieldErrors } from "../payjs/validation";
 import type { Logger } from "../lib/logger";
+import { rawBody } from "./raw-body";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -60,6 +61,23 @@ function friendlyTypeMessage(field: string, message: string): string {
   if (message === "Expected required property") return `The ${field} field is required.`;
   if (message === "Unexpected property") return `The ${field} field is not allowed.`;
   return `The ${field} is invalid: ${message.charAt(0).toLowerCase()}${message.slice(1)}.`;
+}
+
+function failedBuildingValidationError(error: unknown): boolean {
+  return error instanceof TypeError && /\bnew ValidationError\b/.test(error.stack ?? "");
+}
+
+/** Top-level members whose value (at any depth) cannot be turned into text. */
+function fieldsWithoutTextForm(body: Record<string, unknown>): string[] {
+  const hostile = (value: unknown, depth: number): boolean => {
+    if (value === null || typeof value !== "object" || depth > 32) return false;
+    const own = value as Record<string, unknown>;
+    for (const key of ["toString", "valueOf"]) {
+      if (Object.hasOwn(own, key) && typeof own[key] !== "function") return true;
+    }
+    return Object.values(own).some((child) => hostile(child, depth + 1));
+  };
+  return Object.keys(body).filter((key) => hostile(body[key], 0));
 }
 
 /** The value at a JSON pointer ("/meta/tax") inside a parsed body. */
@@ -124,6 +142,14 @@ export function renderError(
   } else if (code === "NOT_FOUND") {
     const path = request ? new URL(request.url).pathname : "";
     apiError = new ApiError("not_found", `No route for ${request?.method ?? ""} ${path}.`.replace("  ", " "));
+  } else if (failedBuildingValidationError(error)) {
+    // Elysia's validation message interpolates the bad value, which throws for an object whose
+    // own toString/valueOf is not a function ({"toString": null}); it is still a wrong type.
+    const fields = request ? fieldsWithoutTextForm(rawBody(request)) : [];
+    const errors: FieldErrors = {};
+    for (const field of fields.length ? fields : ["body"])
+      errors[field] = [`The ${field} has a value of the wrong type.`];
+    apiError = new ValidationFailed(errors);
   } else if ((error as ElysiaLikeError)?.status === 413) {
     apiError = new ApiError("payload_too_large", "The request body may not be larger than 1 MiB.");
   } else {

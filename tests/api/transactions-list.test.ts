@@ -112,6 +112,16 @@ describe("the error envelope", () => {
     expect((await streamed.json()).code).toBe("payload_too_large");
   });
 
+  test("a value that cannot become text is a 422 naming its field, not a 500", async () => {
+    // {"toString": null} makes Elysia's own validation message throw while it is built.
+    for (const path of [`/webpayment/${ctx.token}/tokenize`, "/customer"]) {
+      const res = await ctx.call("POST", path, { raw: '{"phone":[{"toString":null}],"email":{"valueOf":1}}' });
+      expect(res.status).toBe(422);
+      expect(res.body.code).toBe("validation_error");
+      expect(Object.keys(res.body.errors).sort()).toEqual(["email", "phone"]);
+    }
+  });
+
   test("a bug is a 500 with a request id, logged, with no details leaked", async () => {
     const app = ctx.app.get("/_test/boom", () => {
       throw new Error("secret detail");
