@@ -4,6 +4,7 @@ import { pageRequest } from "../../lib/pagination";
 import { idempotencyKeyOf, merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { ReceiptService } from "../receipts/service";
+import { payInvoice } from "./pay";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../models";
 import {
   InvoiceBody,
@@ -82,34 +83,18 @@ export function invoiceRoutes(deps: AppDeps) {
     .post(
       "/:id/pay",
       async ({ merchant, params, body, headers, set }) => {
-        const result = runIdempotent(
-          deps.db,
-          {
-            merchantId: merchant.id,
-            scope: "POST /invoice/pay",
-            key: idempotencyKeyOf(headers, undefined),
-            body: { invoice_id: params.id, ...body },
-            now: deps.clock.timestamp(merchant.id),
-          },
-          () => {
-            const { invoice, transaction } = invoices.pay(merchant.id, params.id, body.payment_method_id, {
-              source: "api",
-              isMerchantPresent: true,
-            });
-            const record = invoices.record(invoice);
-            return transaction.success === 1
-              ? { status: 200, body: record }
-              : {
-                  status: 402,
-                  body: { message: transaction.message ?? "Declined.", code: "payment_declined", invoice: record },
-                };
-          },
-        );
+        const result = await payInvoice(deps, receipts, {
+          merchantId: merchant.id,
+          invoiceId: params.id,
+          paymentMethodId: body.payment_method_id,
+          headers,
+          scope: "POST /invoice/pay",
+          source: "api",
+          isMerchantPresent: true,
+        });
         set.status = result.status;
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        // The receipt of this attempt, after the commit: a replay sends none, a mail failure fails nothing.
-        else await receipts.afterInvoicePayment(merchant.id, params.id);
-        return result.body as typeof InvoiceRecord.static;
+        return result.body;
       },
       {
         params: InvoiceIdParams,

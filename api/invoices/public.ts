@@ -3,6 +3,7 @@ import { runIdempotent } from "../../lib/idempotency";
 import { idempotencyKeyOf, tokenAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { ReceiptService } from "../receipts/service";
+import { payInvoice } from "./pay";
 import { settingsOf } from "../merchants/service";
 import { ErrorBody } from "../models";
 import { InvoiceDeclinedBody, InvoiceRecord, PayInvoiceBody, PublicInvoiceBody, PublicInvoiceParams } from "./model";
@@ -57,35 +58,18 @@ export function publicInvoiceRoutes(deps: AppDeps) {
     .post(
       "/invoice/:id/pay",
       async ({ merchant, params, body, headers, set }) => {
-        const result = runIdempotent(
-          deps.db,
-          {
-            merchantId: merchant.id,
-            scope: "POST /webpayment/invoice/pay",
-            key: idempotencyKeyOf(headers, undefined),
-            // The invoice id is part of the request: the same key for another invoice is a conflict.
-            body: { invoice_id: params.id, ...body },
-            now: deps.clock.timestamp(merchant.id),
-          },
-          () => {
-            const { invoice, transaction } = invoices.pay(merchant.id, params.id, body.payment_method_id, {
-              source: "webpayment",
-              isMerchantPresent: false,
-            });
-            const record = invoices.record(invoice);
-            return transaction.success === 1
-              ? { status: 200, body: record }
-              : {
-                  status: 402,
-                  body: { message: transaction.message ?? "Declined.", code: "payment_declined", invoice: record },
-                };
-          },
-        );
+        const result = await payInvoice(deps, receipts, {
+          merchantId: merchant.id,
+          invoiceId: params.id,
+          paymentMethodId: body.payment_method_id,
+          headers,
+          scope: "POST /webpayment/invoice/pay",
+          source: "webpayment",
+          isMerchantPresent: false,
+        });
         set.status = result.status;
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        // The receipt of this attempt, after the commit: a replay sends none, a mail failure fails nothing.
-        else await receipts.afterInvoicePayment(merchant.id, params.id);
-        return result.body as typeof InvoiceRecord.static;
+        return result.body;
       },
       {
         params: PublicInvoiceParams,
