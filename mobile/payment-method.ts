@@ -3,32 +3,10 @@
  * (snake_case), so its `id` and the record can be passed on to a backend unchanged.
  * tests/mobile/sdk.test.ts checks these keys against a real answer.
  */
+import type { Customer } from "../payjs/types";
 
 /** The customer the payment method belongs to (new, matched by email + names, or the given customerId). */
-export interface PaymentMethodCustomer {
-  id: string;
-  firstname: string;
-  lastname: string;
-  company: string;
-  email: string;
-  phone: string;
-  address_1: string;
-  address_2: string;
-  address_city: string;
-  address_state: string;
-  address_zip: string;
-  address_country: string;
-  reference: string;
-  notes: string | null;
-  options: Record<string, unknown> | null;
-  cc_emails: string[] | null;
-  cc_sms: string[] | null;
-  allow_invoice_credit_card_payments: boolean;
-  gravatar: boolean;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
+export type PaymentMethodCustomer = Customer;
 
 /** A tokenized card or bank account: charge it from your backend with `POST /charge {payment_method_id}`. */
 export interface PaymentMethod {

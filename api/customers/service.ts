@@ -5,6 +5,7 @@ import { parseJson } from "../../lib/json";
 import { paginate, type Page, type PageRequest } from "../../lib/pagination";
 import { addError, validateCustomerFields, type FieldErrors } from "../../payjs/validation";
 import { assertValid, notFound } from "../errors";
+import type { CustomerRecord } from "../models";
 
 export interface CustomerRow {
   id: string;
@@ -33,31 +34,8 @@ export interface CustomerRow {
   deleted_at: string | null;
 }
 
-/** The customer record of DESIGN §6. */
-export interface Customer {
-  id: string;
-  firstname: string;
-  lastname: string;
-  company: string;
-  email: string;
-  phone: string;
-  address_1: string;
-  address_2: string;
-  address_city: string;
-  address_state: string;
-  address_zip: string;
-  address_country: string;
-  reference: string;
-  notes: string | null;
-  options: Record<string, unknown> | null;
-  cc_emails: string[] | null;
-  cc_sms: string[] | null;
-  allow_invoice_credit_card_payments: boolean;
-  gravatar: boolean;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
+/** The customer record of DESIGN §6: the type of its schema. */
+export type Customer = typeof CustomerRecord.static;
 
 /** The writable customer fields (POST/PUT /customer, and the customer part of tokenize). */
 export interface CustomerInput {

@@ -5,8 +5,9 @@ import { detectBrand, digitsOnly, type CardBrand } from "../../payjs/card-rules"
 import { MESSAGES } from "../../payjs/messages";
 import { addError, validateAvs, validateTokenizeInput } from "../../payjs/validation";
 import { bankOutcome, findTestCard, type Outcome } from "../../processor/test-data";
-import { customerRecord, type Customer, type CustomerInput, type CustomerService } from "../customers/service";
+import { customerRecord, type CustomerInput, type CustomerService } from "../customers/service";
 import { ApiError, assertValid, invalidState, notFound } from "../errors";
+import type { PaymentMethodRecord } from "../models";
 import type { MerchantRow } from "../merchants/service";
 import { settingsOf } from "../merchants/service";
 
@@ -36,29 +37,7 @@ export interface PaymentMethodRow {
 }
 
 /** The payment method record: everything but the number, which the sandbox never keeps. */
-export interface PaymentMethod {
-  id: string;
-  customer_id: string;
-  merchant_id: string;
-  method: "card" | "bank";
-  person_name: string;
-  nickname: string;
-  has_cvv: boolean;
-  card_type: CardBrand | null;
-  card_last_four: string | null;
-  card_exp: string | null;
-  bank_name: string | null;
-  bank_type: string | null;
-  bank_holder_type: string | null;
-  bank_last_four: string | null;
-  address_zip: string | null;
-  address_1: string | null;
-  fingerprint: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  customer: Customer;
-}
+export type PaymentMethod = typeof PaymentMethodRecord.static;
 
 /** The body of POST /webpayment/{token}/tokenize (DESIGN §5; docs/mobile.md). */
 export interface TokenizeInput extends CustomerInput {

@@ -5,7 +5,8 @@ import { parseJson } from "../../lib/json";
 import { centsToNumber } from "../../lib/money";
 import { paginate, type Page, type PageRequest } from "../../lib/pagination";
 import { authorize } from "../../processor/gateway";
-import { customerRecord, type Customer, type CustomerService } from "../customers/service";
+import { customerRecord, type CustomerService } from "../customers/service";
+import type { TransactionRecord } from "../models";
 import { invalidState, notFound, ValidationFailed } from "../errors";
 import type { PaymentMethodService } from "../payment-methods/service";
 
@@ -48,52 +49,8 @@ export interface TransactionRow {
   updated_at: string;
 }
 
-/** The transaction record of DESIGN §6. */
-export interface Transaction {
-  id: string;
-  parent_id: string | null;
-  invoice_id: string;
-  customer_id: string;
-  payment_method_id: string;
-  payment_method: {
-    id: string;
-    customer: Customer;
-    method: string;
-    card_type: string | null;
-    card_last_four: string | null;
-    card_exp: string | null;
-    bank_name: string | null;
-    bank_type: string | null;
-    person_name: string;
-  };
-  method: "card" | "bank";
-  type: TransactionType;
-  success: boolean;
-  total: number;
-  last_four: string;
-  auth_id: string | null;
-  issuer_auth_code: string | null;
-  message: string | null;
-  decline_code: string | null;
-  meta: Record<string, unknown>;
-  is_manual: boolean;
-  is_merchant_present: boolean;
-  receipt_email_at: string | null;
-  receipt_sms_at: string | null;
-  reference_id: string;
-  source: string | null;
-  created_at: string;
-  updated_at: string;
-  pre_auth: boolean;
-  is_captured: boolean;
-  total_refunded: number;
-  is_refundable: boolean;
-  is_voidable: boolean;
-  is_voided: boolean;
-  batch_id: string | null;
-  settled_at: string | null;
-  child_transactions: Transaction[];
-}
+/** The transaction record of DESIGN §6: the type of its schema (children one level deep). */
+export type Transaction = typeof TransactionRecord.static;
 
 export interface ChargeInput {
   paymentMethodId: string;
