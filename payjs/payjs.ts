@@ -21,7 +21,7 @@ import {
 } from "./protocol";
 import type * as Public from "./types";
 import type { CardFormMessage, ExtraDetails, Invoice, PayJsEventName, PayJsHandler, PayJsOptions } from "./types";
-import { addError, validateExtraDetails, type AvsSettings, type FieldErrors } from "./validation";
+import { addError, CUSTOMER_FIELDS, validateExtraDetails, type AvsSettings, type FieldErrors } from "./validation";
 
 export const FRAME_TIMEOUT_MS = 10_000;
 /** How long a setTestPan/setTestCvv may wait for the form state to reflect it. */
@@ -29,19 +29,6 @@ const SET_VALUE_MS = 10_000;
 /** How long the number frame may take to tokenize: its requests time out and retry on their own. */
 const TOKENIZE_MS = MAX_ATTEMPTS * ATTEMPT_TIMEOUT_MS + 10_000;
 
-const CUSTOMER_FIELDS = [
-  "firstname",
-  "lastname",
-  "company",
-  "email",
-  "phone",
-  "address_1",
-  "address_2",
-  "address_city",
-  "address_state",
-  "address_zip",
-  "address_country",
-] as const;
 // invoice_id: the hosted payment page pays an existing open invoice (the route reuses it).
 const INVOICE_FIELDS = [
   "invoice_id",

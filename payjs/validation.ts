@@ -28,6 +28,21 @@ export const BANK_TYPES = ["checking", "savings"] as const;
 export const BANK_HOLDER_TYPES = ["personal", "business"] as const;
 export const METHODS = ["card", "bank"] as const;
 
+/** The customer fields of a payment: what pay() forwards and tokenize stores on a new customer. */
+export const CUSTOMER_FIELDS = [
+  "firstname",
+  "lastname",
+  "company",
+  "email",
+  "phone",
+  "address_1",
+  "address_2",
+  "address_city",
+  "address_state",
+  "address_zip",
+  "address_country",
+] as const;
+
 type Input = Record<string, unknown>;
 
 /** Adds a message to a field once (two rules may require the same field). */

@@ -3,7 +3,7 @@ import type { SandboxClock } from "../../lib/clock";
 import type { EventBus } from "../../lib/events";
 import { parseJson } from "../../lib/json";
 import { paginate, type Page, type PageRequest } from "../../lib/pagination";
-import { addError, validateCustomerFields, type FieldErrors } from "../../payjs/validation";
+import { addError, validateCustomerFields, type FieldErrors, CUSTOMER_FIELDS } from "../../payjs/validation";
 import { assertValid, notFound } from "../errors";
 import type { CustomerRecord } from "../models";
 
@@ -58,20 +58,7 @@ export interface CustomerInput {
   allow_invoice_credit_card_payments?: boolean;
 }
 
-const TEXT_FIELDS = [
-  "firstname",
-  "lastname",
-  "company",
-  "email",
-  "phone",
-  "address_1",
-  "address_2",
-  "address_city",
-  "address_state",
-  "address_zip",
-  "address_country",
-  "reference",
-] as const;
+const TEXT_FIELDS = [...CUSTOMER_FIELDS, "reference"] as const;
 
 export function customerRecord(row: CustomerRow): Customer {
   return {

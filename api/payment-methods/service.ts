@@ -3,7 +3,7 @@ import type { SandboxClock } from "../../lib/clock";
 import { hmacHex } from "../../lib/crypto";
 import { detectBrand, digitsOnly, type CardBrand } from "../../payjs/card-rules";
 import { MESSAGES } from "../../payjs/messages";
-import { addError, validateAvs, validateTokenizeInput } from "../../payjs/validation";
+import { addError, CUSTOMER_FIELDS, validateAvs, validateTokenizeInput } from "../../payjs/validation";
 import { bankOutcome, findTestCard, type Outcome } from "../../processor/test-data";
 import { customerRecord, type CustomerInput, type CustomerService } from "../customers/service";
 import { ApiError, assertValid, invalidState, notFound } from "../errors";
@@ -53,20 +53,6 @@ export interface TokenizeInput extends CustomerInput {
   bank_holder_type?: string;
   bank_name?: string;
 }
-
-const CUSTOMER_FIELDS = [
-  "firstname",
-  "lastname",
-  "company",
-  "email",
-  "phone",
-  "address_1",
-  "address_2",
-  "address_city",
-  "address_state",
-  "address_zip",
-  "address_country",
-] as const;
 
 /** "Ada King Lovelace" → firstname "Ada", lastname "King Lovelace". */
 function splitName(personName: string): { firstname: string; lastname: string } {
