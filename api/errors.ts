@@ -1,6 +1,6 @@
 /**
  * Domain errors and the one place that renders every non-2xx answer as the error envelope
- * `{ message, code, errors?, ...context }` (DESIGN §7). Elysia's own validation, parse,
+ * `{ message, code, errors?, ...context }` (docs/contract.md §7). Elysia's own validation, parse,
  * not-found and body-size errors are mapped here too, so no default Elysia shape leaks.
  */
 import { API_ERROR_STATUS, type ApiErrorBody, type ApiErrorCode } from "../payjs/codes";

@@ -156,7 +156,7 @@ export const MerchantRecord = t.Object({
   updated_at: Timestamp,
 });
 
-/** The list envelope of DESIGN §5 around a record schema. */
+/** The list envelope of docs/contract.md §5 around a record schema. */
 export const PageOf = <T extends TSchema>(item: T) =>
   t.Object({
     current_page: t.Integer(),

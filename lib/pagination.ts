@@ -1,4 +1,4 @@
-/** The list envelope of DESIGN §5. */
+/** The list envelope of docs/contract.md §5. */
 export interface Page<T> {
   current_page: number;
   per_page: number;

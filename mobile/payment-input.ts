@@ -1,5 +1,5 @@
 /**
- * The iOS SDK's input objects, CreditCard and BankAccount, with its test helpers (DESIGN §8).
+ * The iOS SDK's input objects, CreditCard and BankAccount, with its test helpers (docs/contract.md §8).
  * Properties are camelCase like the iOS SDK; `WIRE_NAMES` maps them to the tokenize wire's
  * snake_case fields (docs/mobile.md).
  */
@@ -287,7 +287,7 @@ export const failingTestCreditCard = (): CreditCard => CreditCard.failingTestCre
 export const testBankAccount = (): BankAccount => BankAccount.testBankAccount();
 export const failingTestBankAccount = (): BankAccount => BankAccount.failingTestBankAccount();
 
-/** The tokenize request body of a card or bank account (DESIGN §5): snake_case, only the given fields. */
+/** The tokenize request body of a card or bank account (docs/contract.md §5): snake_case, only the given fields. */
 export function wireBody(input: CreditCard | BankAccount): Record<string, unknown> {
   const body: Record<string, unknown> = { method: input instanceof CreditCard ? "card" : "bank" };
   const properties: readonly InputProperty[] = input instanceof CreditCard ? CARD_PROPERTIES : BANK_PROPERTIES;

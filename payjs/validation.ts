@@ -1,5 +1,5 @@
 /**
- * The input rules of the service (DESIGN §7), written once. The browser library runs them
+ * The input rules of the service (docs/contract.md §7), written once. The browser library runs them
  * before pay() sends anything, the mobile SDK before tokenize, and the server on every request,
  * so all three report the same field names and the same messages.
  */

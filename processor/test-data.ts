@@ -1,5 +1,5 @@
 /**
- * The simulated processor's test data (DESIGN §8). Only these numbers tokenize, so real card
+ * The simulated processor's test data (docs/contract.md §8). Only these numbers tokenize, so real card
  * data never lands in the sandbox.
  */
 import type { CardBrand } from "../payjs/card-rules";

@@ -1,6 +1,6 @@
 import { hmacHex } from "../lib/crypto";
 
-/** Header names of a webhook delivery (DESIGN §9). */
+/** Header names of a webhook delivery (docs/contract.md §9). */
 export const HEADER_EVENT = "PaySandbox-Event-Name";
 export const HEADER_DELIVERY_ID = "PaySandbox-Delivery-Id";
 export const HEADER_SIGNATURE = "PaySandbox-Signature";

@@ -34,7 +34,7 @@ export interface CustomerRow {
   deleted_at: string | null;
 }
 
-/** The customer record of DESIGN §6: the type of its schema. */
+/** The customer record of docs/contract.md §6: the type of its schema. */
 export type Customer = typeof CustomerRecord.static;
 
 /** The writable customer fields (POST/PUT /customer, and the customer part of tokenize). */

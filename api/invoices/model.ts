@@ -16,7 +16,7 @@ export const INVOICE_STATUSES = [
 ] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-/** The invoice record of DESIGN §6 (the result of pay()). */
+/** The invoice record of docs/contract.md §6 (the result of pay()). */
 export const InvoiceRecord = t.Object({
   id: t.String(),
   customer_id: t.String(),

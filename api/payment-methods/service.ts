@@ -39,7 +39,7 @@ export interface PaymentMethodRow {
 /** The payment method record: everything but the number, which the sandbox never keeps. */
 export type PaymentMethod = typeof PaymentMethodRecord.static;
 
-/** The body of POST /webpayment/{token}/tokenize (DESIGN §5; docs/mobile.md). */
+/** The body of POST /webpayment/{token}/tokenize (docs/contract.md §5; docs/mobile.md). */
 export interface TokenizeInput extends CustomerInput {
   method?: string;
   customer_id?: string;

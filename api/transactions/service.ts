@@ -49,7 +49,7 @@ export interface TransactionRow {
   updated_at: string;
 }
 
-/** The transaction record of DESIGN §6: the type of its schema (children one level deep). */
+/** The transaction record of docs/contract.md §6: the type of its schema (children one level deep). */
 export type Transaction = typeof TransactionRecord.static;
 
 export interface ChargeInput {

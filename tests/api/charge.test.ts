@@ -8,7 +8,7 @@ beforeEach(() => {
   ctx = setup();
 });
 
-/** Every field DESIGN §6 lists for a transaction record. */
+/** Every field docs/contract.md §6 lists for a transaction record. */
 const TRANSACTION_FIELDS = [
   "id",
   "invoice_id",

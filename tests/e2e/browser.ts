@@ -25,7 +25,7 @@ if (!HAS_CHROMIUM) {
   );
 }
 
-/** Flags that work in this environment (see DESIGN §1); never --user-data-dir (launch() refuses it). */
+/** Flags that work in this environment (see docs/contract.md §1); never --user-data-dir (launch() refuses it). */
 export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",

@@ -218,7 +218,7 @@ describe("charging the payment method from the backend", () => {
     },
   );
 
-  test("every approving test card of DESIGN §8 tokenizes and charges", async () => {
+  test("every approving test card of docs/contract.md §8 tokenizes and charges", async () => {
     for (const testCard of TEST_CARDS.filter((card) => card.outcome === "approve")) {
       const card = new CreditCard({
         personName: "Approve Tester",

@@ -163,7 +163,7 @@ const now = new Date();
 const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
 const long = (n: number) => "x".repeat(n);
 
-describe("client validation: one case per rule of DESIGN §7", () => {
+describe("client validation: one case per rule of docs/contract.md §7", () => {
   test("valid card and bank payments pass", () => {
     expect(validateExtraDetails(VALID_CARD, NO_AVS)).toEqual({});
     expect(validateExtraDetails(VALID_BANK, NO_AVS)).toEqual({});
