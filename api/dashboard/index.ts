@@ -139,6 +139,7 @@ export function dashboardRoutes(deps: AppDeps) {
       current,
       here: dashboardPath(url.pathname + url.search, "/"),
       now: deps.clock.timestamp(merchant.id),
+      version: service.changeCounter(),
     };
   };
 
@@ -753,13 +754,18 @@ export function dashboardRoutes(deps: AppDeps) {
           response: ACTION_RESPONSES,
         },
       )
-      .get("/dashboard/events", ({ merchant, request, server }) => {
-        // Bun closes idle connections after 10 s; this stream stays open while the page does.
-        server?.timeout(request, 0);
-        return new Response(changeStream(deps, service, merchant.id, request.signal), {
-          headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" },
-        });
-      })
+      .get(
+        "/dashboard/events",
+        ({ merchant, request, server, query }) => {
+          // Bun closes idle connections after 10 s; this stream stays open while the page does.
+          server?.timeout(request, 0);
+          const since = /^\d{1,15}$/.test(query.since ?? "") ? Number(query.since) : undefined;
+          return new Response(changeStream(deps, service, merchant.id, request.signal, since), {
+            headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" },
+          });
+        },
+        { query: t.Object({ since: t.Optional(t.String({ maxLength: 20 })) }) },
+      )
   );
 }
 
@@ -783,6 +789,7 @@ export function changeStream(
   service: DashboardService,
   merchantId: string,
   signal: AbortSignal,
+  since?: number,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cleanup = () => {};
@@ -799,6 +806,8 @@ export function changeStream(
       };
       send("retry: 2000\n\n");
       let last = service.changeCounter();
+      // The page was rendered at `since`: what was written between its render and this stream is announced at once.
+      if (since !== undefined && since !== last) send(`event: change\ndata: {"name":"write"}\n\n`);
       const off = deps.events.on((event) => {
         if (event.merchantId === merchantId) send(`event: change\ndata: ${JSON.stringify({ name: event.name })}\n\n`);
       });

@@ -58,6 +58,8 @@ function resultSlot(form: HTMLFormElement): HTMLElement {
 }
 
 function showResult(form: HTMLFormElement, ok: boolean, answer: Answer): void {
+  const details = form.closest("details");
+  if (details) details.open = true;
   for (const old of form.querySelectorAll(".field-error")) old.remove();
   for (const field of form.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
   const slot = resultSlot(form);
@@ -101,6 +103,10 @@ document.addEventListener("submit", async (event) => {
   if ((form.getAttribute("method") ?? "get").toLowerCase() !== "post") return;
   event.preventDefault();
   if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+  // The previous answer goes at once: what shows next is this submission's.
+  const previous = form.querySelector<HTMLElement>(":scope .result");
+  if (previous) previous.textContent = "";
+  answers.delete(formKey(form));
   const buttons = Array.from(form.querySelectorAll<HTMLButtonElement>("button[type=submit], button:not([type])"));
   for (const button of buttons) button.disabled = true;
   let response: Response;
@@ -119,47 +125,111 @@ document.addEventListener("submit", async (event) => {
   }
   for (const button of buttons) button.disabled = false;
   if (!response.ok) {
-    return showResult(form, false, { ...answer, message: answer.message ?? `The action failed (${response.status}).` });
+    const failed = { ...answer, message: answer.message ?? `The action failed (${response.status}).` };
+    answers.set(formKey(form), { ok: false, answer: failed });
+    return showResult(form, false, failed);
   }
   if (answer.redirect) return location.assign(answer.redirect);
-  // Re-render the page, then show the answer next to the same action (found again by its action URL).
-  const action = form.getAttribute("action");
+  // Re-render the page, then show the answer next to the same action (found again by its key).
+  const key = formKey(form);
+  answers.set(key, { ok: true, answer });
   await refresh(true);
-  const again = Array.from(document.querySelectorAll<HTMLFormElement>("form[method=post]")).find(
-    (f) => f.getAttribute("action") === action,
-  );
-  const target = again ?? form;
-  showResult(target, true, answer);
-  if (again && again !== form) again.querySelector<HTMLElement>("button, input, select")?.focus();
+  const same = findForm(key);
+  if (same) {
+    showResult(same, true, answer);
+    if (same !== form) same.querySelector<HTMLElement>("button, input, select")?.focus();
+  } else {
+    // The action is gone from the page (a voided transaction cannot be voided again): say it at the top.
+    answers.delete(key);
+    flash(answer.message ?? "Done.");
+  }
 });
 
-let refreshing = false;
-async function refresh(force = false): Promise<void> {
+/** A message at the top of the page, focused so a screen reader and a keyboard user land on it. */
+function flash(message: string, focus = true): void {
+  flashed = message;
+  const main = document.getElementById("main");
+  const box = document.createElement("div");
+  box.className = "flash";
+  box.setAttribute("role", "status");
+  box.tabIndex = -1;
+  box.textContent = message;
+  main?.prepend(box);
+  if (focus) box.focus();
+}
+
+/** Answers shown on this page, re-applied after every re-render so a live refresh never wipes them. */
+const answers = new Map<string, { ok: boolean; answer: Answer }>();
+let flashed: string | null = null;
+
+/** A form's identity across re-renders: its id, else its action URL and button label. */
+function formKey(form: HTMLFormElement): string {
+  return form.id || `${form.getAttribute("action")}|${form.querySelector("button[type=submit]")?.textContent?.trim()}`;
+}
+
+function findForm(key: string): HTMLFormElement | null {
+  return (
+    Array.from(document.querySelectorAll<HTMLFormElement>("form[method=post]")).find((f) => formKey(f) === key) ?? null
+  );
+}
+
+let running: Promise<void> | null = null;
+let again = false;
+
+/**
+ * Fetches the page again and swaps in its <main> (and the header's clock). A refresh asked for
+ * while one runs runs once more after it, so the page always ends up at least as new as the ask.
+ */
+function refresh(force = false): Promise<void> {
   const main = document.getElementById("main");
   const active = document.activeElement;
   // Never pull the page from under someone typing in a field.
   const typing = active && main?.contains(active) && active.matches("input, select, textarea");
-  if (!main || refreshing || (typing && !force)) return;
-  refreshing = true;
-  try {
-    const response = await fetch(location.href, { headers: { accept: "text/html" }, credentials: "same-origin" });
-    if (!response.ok) return;
-    const next = new DOMParser().parseFromString(await response.text(), "text/html");
-    const nextMain = next.getElementById("main");
-    if (nextMain) main.replaceChildren(...Array.from(nextMain.childNodes, (node) => document.importNode(node, true)));
-    const clock = document.getElementById("header-clock");
-    const nextClock = next.getElementById("header-clock");
-    if (clock && nextClock)
-      clock.replaceChildren(...Array.from(nextClock.childNodes, (n) => document.importNode(n, true)));
-    body.dataset.refreshed = String(Number(body.dataset.refreshed ?? "0") + 1);
-  } finally {
-    refreshing = false;
+  if (!main || (typing && !force)) return Promise.resolve();
+  if (running) {
+    again = true;
+    return running;
   }
+  running = (async () => {
+    try {
+      do {
+        again = false;
+        await rerender(main);
+      } while (again);
+    } finally {
+      running = null;
+    }
+  })();
+  return running;
+}
+
+async function rerender(main: HTMLElement): Promise<void> {
+  const response = await fetch(location.href, { headers: { accept: "text/html" }, credentials: "same-origin" }).catch(
+    () => null,
+  );
+  if (!response?.ok) return;
+  const next = new DOMParser().parseFromString(await response.text(), "text/html");
+  const nextMain = next.getElementById("main");
+  if (!nextMain) return;
+  const open = Array.from(main.querySelectorAll("details[open] form[id]"), (f) => f.id);
+  main.replaceChildren(...Array.from(nextMain.childNodes, (node) => document.importNode(node, true)));
+  const clock = document.getElementById("header-clock");
+  const nextClock = next.getElementById("header-clock");
+  if (clock && nextClock)
+    clock.replaceChildren(...Array.from(nextClock.childNodes, (n) => document.importNode(n, true)));
+  for (const id of open) document.getElementById(id)?.closest("details")?.setAttribute("open", "");
+  for (const [key, shown] of answers) {
+    const form = findForm(key);
+    if (form) showResult(form, shown.ok, shown.answer);
+  }
+  if (flashed) flash(flashed, false);
+  body.dataset.refreshed = String(Number(body.dataset.refreshed ?? "0") + 1);
 }
 
 if (body.dataset.live === "on" && "EventSource" in window) {
   const indicator = document.getElementById("live");
-  const source = new EventSource("/dashboard/events");
+  // `since`: whatever was written between this page's render and the stream's start is announced at once.
+  const source = new EventSource(`/dashboard/events?since=${encodeURIComponent(body.dataset.version ?? "")}`);
   let timer: ReturnType<typeof setTimeout> | undefined;
   source.addEventListener("open", () => indicator?.classList.add("on"));
   source.addEventListener("error", () => indicator?.classList.remove("on"));

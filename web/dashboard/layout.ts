@@ -33,6 +33,8 @@ export interface LayoutContext {
   here: string;
   /** The merchant's sandbox now, a record timestamp. */
   now: string;
+  /** The database's change counter when the page was rendered: the live stream catches up from it. */
+  version: number;
 }
 
 export function layout(ctx: LayoutContext, page: PageOptions): SafeHtml {
@@ -48,7 +50,11 @@ export function layout(ctx: LayoutContext, page: PageOptions): SafeHtml {
         ${(page.scripts ?? []).map((src) => html`<script src="${src}" type="${src.startsWith("/dashboard/") ? "module" : "text/javascript"}"></script> `)}
         <script src="/dashboard/assets/dashboard.js" type="module"></script>
       </head>
-      <body data-live="${page.live === false ? "off" : "on"}" data-merchant="${ctx.merchant.id}">
+      <body
+        data-live="${page.live === false ? "off" : "on"}"
+        data-merchant="${ctx.merchant.id}"
+        data-version="${String(ctx.version)}"
+      >
         <a class="skip" href="#main">Skip to content</a>
         <header class="top">
           <div class="bar">
@@ -200,6 +206,7 @@ export function actionButton(
   const tone = options.primary ? "primary" : options.danger ? "danger" : "";
   return html`<form
     method="post"
+    novalidate
     action="${action}"
     class="inline"
     ${options.confirm ? html`data-confirm="${options.confirm}"` : ""}

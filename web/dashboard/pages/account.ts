@@ -50,7 +50,7 @@ export function settingsPage(merchant: MerchantRow): Renderable {
       ><span class="muted" id="${name}-hint">${hint}</span>`;
   return html`<h1>Settings</h1>
     <section class="card">
-      <form method="post" action="/dashboard/settings" class="stack" id="settings-form">
+      <form method="post" action="/dashboard/settings" class="stack" id="settings-form" novalidate>
         ${check("avs_zip", merchant.avs_zip, "AVS: require and check the billing zip", "pay() and tokenize refuse a missing address_zip.")}
         ${check("avs_street", merchant.avs_street, "AVS: require and check the street address", "pay() and tokenize refuse a missing address_1.")}
         ${check(
@@ -95,7 +95,7 @@ export function clockPage(now: string, offsetMs: number, realNow: string): Rende
       </p>
       <div class="row">
         ${CLOCK_STEPS.map(([label, seconds]) => actionButton("/dashboard/clock/advance", label, { seconds: String(seconds), back: "/dashboard/clock" }, { primary: true }))}
-        <form method="post" action="/dashboard/clock/advance" class="row" id="clock-seconds">
+        <form method="post" novalidate action="/dashboard/clock/advance" class="row" id="clock-seconds">
           <input type="hidden" name="back" value="/dashboard/clock" />
           <label for="advance-seconds">Seconds</label>
           <input id="advance-seconds" type="number" name="seconds" min="1" max="31536000" required /><button

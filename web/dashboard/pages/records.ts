@@ -491,7 +491,7 @@ function webhookRow(h: WebhookView): SafeHtml {
       </div>
       <details class="edit">
         <summary>Edit</summary>
-        <form method="post" action="${base}/update" class="stack" id="edit-${h.id}">
+        <form method="post" novalidate action="${base}/update" class="stack" id="edit-${h.id}">
           <label>Target URL <input name="target_url" type="url" value="${h.target_url}" required /></label>
           <label>Event ${eventSelect(`edit-event-${h.id}`, h.event)}</label>
           <div class="row"><button type="submit" class="primary">Save</button></div>
@@ -521,7 +521,7 @@ export function webhooksPage(
   return html`<h1>Webhooks</h1>
     <section class="card">
       <h2>Add an endpoint</h2>
-      <form method="post" action="/dashboard/webhooks" class="row" id="webhook-create">
+      <form method="post" novalidate action="/dashboard/webhooks" class="row" id="webhook-create">
         <label class="grow"
           >Target URL <input name="target_url" type="url" placeholder="http://127.0.0.1:4000/hooks" size="40" required
         /></label>

@@ -219,7 +219,7 @@ function transactionActions(t: Transaction, hosted: TransactionExtras["hosted"])
     <h2 id="actions-title">Actions</h2>
     ${
       capturable
-        ? html`<form method="post" action="${base}/capture" id="capture-form">
+        ? html`<form method="post" novalidate action="${base}/capture" id="capture-form">
             <label
               >Capture amount (USD)
               <input name="total" inputmode="decimal" value="${t.total.toFixed(2)}" size="10" required
@@ -233,6 +233,7 @@ function transactionActions(t: Transaction, hosted: TransactionExtras["hosted"])
       t.is_voidable
         ? html`<form
             method="post"
+            novalidate
             action="${base}/void"
             id="void-form"
             data-confirm="Void ${money(t.total)}? A void is always in full and cannot be undone."
@@ -244,7 +245,7 @@ function transactionActions(t: Transaction, hosted: TransactionExtras["hosted"])
     }
     ${
       t.is_refundable
-        ? html`<form method="post" action="${base}/refund" id="refund-form">
+        ? html`<form method="post" novalidate action="${base}/refund" id="refund-form">
             <label
               >Refund amount (USD, at most ${money(remaining)})
               <input name="total" inputmode="decimal" value="${remaining.toFixed(2)}" size="10" required
@@ -254,12 +255,12 @@ function transactionActions(t: Transaction, hosted: TransactionExtras["hosted"])
           </form>`
         : settleHint
     }
-    <form method="post" action="${base}/receipt-email" id="receipt-email-form">
+    <form method="post" novalidate action="${base}/receipt-email" id="receipt-email-form">
       <label>Receipt e-mail to <input name="email" type="email" value="${c.email ?? ""}" size="24" /></label>
       <button type="submit">Send receipt e-mail</button>
       <span class="result" role="status"></span>
     </form>
-    <form method="post" action="${base}/receipt-sms" id="receipt-sms-form">
+    <form method="post" novalidate action="${base}/receipt-sms" id="receipt-sms-form">
       <label>Receipt SMS to <input name="phone" type="tel" value="${c.phone ?? ""}" size="14" /></label>
       <button type="submit">Send receipt SMS</button>
       <span class="result" role="status"></span>
