@@ -159,7 +159,7 @@ export function emptyState(text: Renderable, next?: Renderable): SafeHtml {
 /** A shell command shown in a block with a copy button. */
 export function command(text: string, what: string): SafeHtml {
   return html`<div class="command">
-    <pre>${text}</pre>
+    <pre tabindex="0">${text}</pre>
     ${copyButton(text, what)}
   </div>`;
 }

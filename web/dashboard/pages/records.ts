@@ -678,7 +678,7 @@ export function deliveryPage(d: DeliveryView, options: { showBodies: boolean }):
                         Not shown: this target is not on the allowlist of targets whose answers the sandbox shows.
                       </p>`
                     : a.response_snippet
-                      ? html`<pre class="response-body">${prettyBody(a.response_snippet)}</pre>`
+                      ? html`<pre class="response-body" tabindex="0">${prettyBody(a.response_snippet)}</pre>`
                       : html`<p class="muted">Empty.</p>`
                 }
               </section>`,
