@@ -67,9 +67,11 @@ describe.skipIf(!HAS_CHROMIUM)("every dashboard page: accessible and readable at
     await ctx.call("POST", `/transaction/${ids.transaction}/receipt-sms`, { body: { phone: "5555550123" } });
     await ctx.call("POST", `/transaction/${ids.transaction}/receipt-email`, { body: { email: "ada@example.com" } });
     ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
-    ids.email = (
-      await waitFor(() => ctx.deps.db.query<{ id: string }, []>("SELECT id FROM emails").get(), 5000, "an e-mail")
-    ).id;
+    ids.email = (await waitFor(
+      () => ctx.deps.db.query<{ id: string }, []>("SELECT id FROM emails").get(),
+      5000,
+      "an e-mail",
+    ))!.id;
     ids.delivery = (
       await waitFor(
         () => ctx.deps.db.query<{ id: string }, []>("SELECT delivery_id AS id FROM webhook_attempts").get(),
