@@ -33,26 +33,29 @@ export const DepositRecord = t.Object(
     net: Money("gross − refunds − fees; negative when refunds outweigh sales"),
     created_at: t.String(),
   },
-  { description: "A settlement batch and its deposit" },
+  { title: "Deposit", description: "A settlement batch and its deposit" },
 );
 
 /** The real service's deposit-detail fields, added to each transaction of a batch. */
-export const DepositDetailFields = t.Object({
-  display_batch_id: t.String(),
-  batched_at: Timestamp,
-  transaction_id: t.String({ description: "The transaction's id (the same as id)" }),
-  fees: Money("The processing fee this transaction paid (the same as fee)"),
-  card_type: Nullable(t.String({ description: "visa, mastercard, …; null for bank" })),
-  customer_firstname: t.String(),
-  customer_lastname: t.String(),
-  customer_email: t.String(),
-  customer_company: t.String(),
-  fee: Money("The processing fee this transaction paid in the batch"),
-  net: Money("What it adds to the deposit: total − fee for a sale, −total for a refund"),
-});
+export const DepositDetailFields = t.Object(
+  {
+    display_batch_id: t.String(),
+    batched_at: Timestamp,
+    transaction_id: t.String({ description: "The transaction's id (the same as id)" }),
+    fees: Money("The processing fee this transaction paid (the same as fee)"),
+    card_type: Nullable(t.String({ description: "visa, mastercard, …; null for bank" })),
+    customer_firstname: t.String(),
+    customer_lastname: t.String(),
+    customer_email: t.String(),
+    customer_company: t.String(),
+    fee: Money("The processing fee this transaction paid in the batch"),
+    net: Money("What it adds to the deposit: total − fee for a sale, −total for a refund"),
+  },
+  { title: "DepositDetailFields" },
+);
 
 /** One transaction of a batch: the transaction record plus the deposit-detail fields. */
-export const DepositDetailItem = t.Composite([TransactionRecord, DepositDetailFields]);
+export const DepositDetailItem = t.Composite([TransactionRecord, DepositDetailFields], { title: "DepositDetail" });
 
 export const DateParam = t.String({
   pattern: "^\\d{4}-\\d{2}-\\d{2}$",
@@ -82,6 +85,10 @@ export const DepositDetailQuery = t.Object({
 
 export const DepositPage = PageOf(DepositRecord);
 /** depositDetail?batch_id=: that batch's rows and its deposit. */
-export const DepositBatchDetailPage = t.Composite([PageOf(DepositDetailItem), t.Object({ deposit: DepositRecord })]);
+export const DepositBatchDetailPage = t.Composite([PageOf(DepositDetailItem), t.Object({ deposit: DepositRecord })], {
+  title: "DepositBatchDetailPage",
+});
 /** depositDetail?startDate=&endDate=: the rows of every deposit /query/deposit lists for that range. */
-export const DepositDetailPage = t.Union([DepositBatchDetailPage, PageOf(DepositDetailItem)]);
+export const DepositDetailPage = t.Union([DepositBatchDetailPage, PageOf(DepositDetailItem)], {
+  title: "DepositDetailPage",
+});

@@ -25,7 +25,7 @@ export const SelfUser = t.Object(
     updated_at: Timestamp,
     deleted_at: NullableTimestamp,
   },
-  { description: "The API user of the key" },
+  { title: "SelfUser", description: "The API user of the key" },
 );
 
 /** GET /self's `merchant`, in the real service's field names. */
@@ -76,12 +76,14 @@ export const SelfMerchant = t.Object(
     updated_at: Timestamp,
     deleted_at: NullableTimestamp,
   },
-  { description: "The merchant of the key, in the real service's field names" },
+  { title: "SelfMerchant", description: "The merchant of the key, in the real service's field names" },
 );
 
 /**
  * GET /self: the sandbox's own merchant fields at the top level (as before), plus `user` and
  * `merchant` where clients of the real service read them.
  */
-export const SelfRecord = t.Composite([MerchantRecord, t.Object({ user: SelfUser, merchant: SelfMerchant })]);
+export const SelfRecord = t.Composite([MerchantRecord, t.Object({ user: SelfUser, merchant: SelfMerchant })], {
+  title: "Self",
+});
 export type SelfRecord = typeof SelfRecord.static;
