@@ -90,5 +90,5 @@ export const DepositBatchDetailPage = t.Composite([PageOf(DepositDetailItem), t.
 });
 /** depositDetail?startDate=&endDate=: the rows of every deposit /query/deposit lists for that range. */
 export const DepositDetailPage = t.Union([DepositBatchDetailPage, PageOf(DepositDetailItem)], {
-  title: "DepositDetailPage",
+  title: "DepositDetailResponse",
 });

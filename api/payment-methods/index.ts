@@ -12,7 +12,7 @@ export function paymentMethodRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/payment-method", tags: ["Payment methods"] })
     .use(merchantAuth(deps))
     .post(
-      "/",
+      "",
       ({ merchant, body, headers, set }) => {
         const { idempotency_id: _key, ...input } = body;
         const result = runIdempotent(
