@@ -15,6 +15,7 @@ import { receiptRoutes } from "./api/receipts/index";
 import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { depositRoutes } from "./api/deposits/index";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
+import { checkCrossSite, checkHost, checkLoopbackClient, HostAllowlist, isControlPath, requestHost } from "./api/guard";
 import { assertShallow, limits } from "./api/limits";
 import { openapiRoutes } from "./api/openapi-ui";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
@@ -149,11 +150,19 @@ export function createApp(options: CreateAppOptions) {
 
 export function composeApp(deps: AppDeps) {
   const requestIds = new WeakMap<Request, { id: string; start: number }>();
+  const hosts = new HostAllowlist(deps.config, () => deps.publicUrl);
   const app = new Elysia()
     .decorate("deps", deps)
-    .onRequest(({ request, set }) => {
+    // The pipeline, in order (docs/security.md): host check → CORS → cross-site and loopback
+    // checks of the sandbox controls → rate limits → auth → validation → handler → error envelope.
+    .onRequest(({ request, set, server }) => {
       requestIds.set(request, { id: crypto.randomUUID(), start: performance.now() });
+      checkHost(request, deps.config, hosts, server);
       const path = new URL(request.url).pathname;
+      if (isControlPath(path)) {
+        checkLoopbackClient(request, deps.config, server);
+        checkCrossSite(request, requestHost(request, deps.config));
+      }
       if (CORS_PREFIXES.some((prefix) => path.startsWith(prefix))) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
