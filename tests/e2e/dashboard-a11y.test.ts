@@ -72,13 +72,11 @@ describe.skipIf(!HAS_CHROMIUM)("every dashboard page: accessible and readable at
       5000,
       "an e-mail",
     ))!.id;
-    ids.delivery = (
-      await waitFor(
-        () => ctx.deps.db.query<{ id: string }, []>("SELECT delivery_id AS id FROM webhook_attempts").get(),
-        5000,
-        "a webhook attempt",
-      )
-    ).id;
+    ids.delivery = (await waitFor(
+      () => ctx.deps.db.query<{ id: string }, []>("SELECT delivery_id AS id FROM webhook_attempts").get(),
+      5000,
+      "a webhook attempt",
+    ))!.id;
     browser = await launchBrowser();
     // AxeBuilder wants a page of an explicit context (it opens a blank page there for its frame checks).
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -9,6 +9,8 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DASHBOARD_CSP } from "../../api/dashboard/index";
 import { escapeHtml, html, queryString } from "../../web/html";
+import { deliveryPage } from "../../web/dashboard/pages/records";
+import { isAllowedTarget } from "../../webhooks/policy";
 import { charge, serve, setup, tokenize } from "../helpers";
 import { FROM_SOURCES, startServer, type Running } from "../cli/process";
 
@@ -38,6 +40,55 @@ describe("the escaping helper", () => {
   test("builds query strings without empty parameters", () => {
     expect(queryString({ status: "declined", method: "", page: 2, to: undefined })).toBe("?status=declined&page=2");
     expect(queryString({})).toBe("");
+  });
+});
+
+describe("the delivery view and the webhook target allowlist", () => {
+  test("a receiver's answer body shows only for targets the sandbox may talk to", () => {
+    expect(isAllowedTarget("http://127.0.0.1:4000/hooks", [])).toBe(true);
+    expect(isAllowedTarget("http://localhost/hooks", [])).toBe(true);
+    expect(isAllowedTarget("http://[::1]:9/x", [])).toBe(true);
+    expect(isAllowedTarget("https://example.com/hooks", [])).toBe(false);
+    expect(isAllowedTarget("https://example.com/hooks", ["example.com"])).toBe(true);
+    expect(isAllowedTarget("https://example.com/hooks", ["example.com:8443"])).toBe(false);
+    expect(isAllowedTarget("https://api.example.com/hooks", ["*.example.com"])).toBe(true);
+    expect(isAllowedTarget("https://evil.com/hooks", ["*.example.com"])).toBe(false);
+    expect(isAllowedTarget("https://evil.com/hooks", ["*"])).toBe(true);
+    const delivery = {
+      id: "d1",
+      webhook_id: "w1",
+      target_url: "https://example.com/hooks",
+      event: "create_transaction",
+      record_id: "r1",
+      status: "failed",
+      attempts: 1,
+      max_attempts: 5,
+      next_attempt_at: null,
+      last_status_code: 500,
+      last_error: "HTTP 500",
+      delivered_at: null,
+      redelivery_of: null,
+      payload: { id: "r1" },
+      created_at: "2026-01-01 00:00:00",
+      attempt_log: [
+        {
+          attempt: 1,
+          started_at: "2026-01-01 00:00:00",
+          success: false,
+          status_code: 500,
+          latency_ms: 3,
+          response_snippet: "SECRET-ANSWER",
+          request_headers: { "PaySandbox-Signature": "t=1,v1=ab" },
+          response_headers: { "content-type": "text/plain" },
+          error: "HTTP 500",
+        },
+      ],
+    };
+    const hidden = html`${deliveryPage(delivery, { showBodies: false })}`.value;
+    expect(hidden).not.toContain("SECRET-ANSWER");
+    expect(hidden).toContain("not on the allowlist");
+    expect(hidden).toContain("t=1,v1=ab");
+    expect(html`${deliveryPage(delivery, { showBodies: true })}`.value).toContain("SECRET-ANSWER");
   });
 });
 
