@@ -45,6 +45,7 @@ export function webhookRoutes(deps: AppDeps) {
     })
     .post("/:id/test", ({ merchant, params }) => webhooks.sendTest(merchant.id, params.id), {
       params: IdParams,
+      body: t.Optional(t.Object({}, { title: "WebhookTestRequest", description: "nothing to send; {} or no body" })),
       response: { 200: DeliveryRecord, ...NOT_FOUND },
       detail: {
         summary: "Send a test event to one webhook",
