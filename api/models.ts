@@ -147,6 +147,35 @@ export const DeclinedBody = t.Object(
   { title: "PaymentDeclined", description: "402: the processor declined; the failed transaction is kept" },
 );
 
+/** A merchant's Advanced Customization field (docs/spec.md "Custom field", without the invoice's value). */
+export const MerchantCustomFieldRecord = t.Object(
+  {
+    id: t.String({ description: "Unique per merchant; invoices name the field by it" }),
+    name: t.String({ description: "The label shown to customers and users" }),
+    placeholder: t.String({ description: "Hint text in the entry box" }),
+    required: t.Boolean({ description: "POST /invoice must give it a value" }),
+    type: t.Literal("text"),
+    visible: t.Boolean({ description: "false: shown on merchant-facing pages only" }),
+  },
+  { title: "MerchantCustomField" },
+);
+
+/** The settings of a merchant (GET /self → settings and merchant.options; the Merchant record). */
+export const MerchantSettingsRecord = t.Object(
+  {
+    avs_zip: t.Boolean(),
+    avs_street: t.Boolean(),
+    advanced_customization: t.Boolean(),
+    ach_settlement_days: t.Integer(),
+    custom_fields: t.Array(MerchantCustomFieldRecord),
+    receipt_reply_to: t.String({ description: "Reply-To of receipt e-mails; empty for none" }),
+    receipt_cc: t.Array(t.String(), { description: "Copied (Cc) on every receipt e-mail" }),
+    receipt_footer: t.String({ description: "A closing line on every receipt; empty for none" }),
+    receipt_send_declined: t.Boolean({ description: "Whether a declined pay() still e-mails a receipt" }),
+  },
+  { title: "MerchantSettings" },
+);
+
 export const MerchantRecord = t.Object(
   {
     id: t.String(),
@@ -156,12 +185,7 @@ export const MerchantRecord = t.Object(
     api_key: t.String(),
     webhook_secret: t.String({ description: "Signs webhook deliveries (PaySandbox-Signature)" }),
     is_default: t.Boolean(),
-    settings: t.Object({
-      avs_zip: t.Boolean(),
-      avs_street: t.Boolean(),
-      advanced_customization: t.Boolean(),
-      ach_settlement_days: t.Integer(),
-    }),
+    settings: MerchantSettingsRecord,
     created_at: Timestamp,
     updated_at: Timestamp,
   },

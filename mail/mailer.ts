@@ -17,6 +17,10 @@ export interface OutgoingEmail {
   kind: "receipt" | "receipt_failed" | "transaction_receipt";
   from: { name: string; address: string };
   to: string;
+  /** Copies (Cc), e.g. the merchant's receipt_cc. */
+  cc?: readonly string[];
+  /** Reply-To; "" or absent for none. */
+  replyTo?: string;
   subject: string;
   text: string;
   html: string;
@@ -31,6 +35,9 @@ export interface EmailRow {
   message_id: string;
   from_address: string;
   to_address: string;
+  /** JSON array of the Cc addresses. */
+  cc_addresses: string;
+  reply_to: string;
   subject: string;
   text: string;
   html: string;
@@ -77,6 +84,16 @@ export function smtpOptions(url: string) {
   };
 }
 
+/** The Cc addresses a stored message went out with. */
+export function ccOf(row: Pick<EmailRow, "cc_addresses">): string[] {
+  try {
+    const list = JSON.parse(row.cc_addresses ?? "[]");
+    return Array.isArray(list) ? list.filter((a): a is string => typeof a === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 export class Mailer {
   private composer: Transporter | null = null;
   private relay: Transporter | null = null;
@@ -102,6 +119,8 @@ export class Mailer {
     const info = await this.composer.sendMail({
       from: mail.from,
       to: mail.to,
+      cc: mail.cc && mail.cc.length > 0 ? [...mail.cc] : undefined,
+      replyTo: mail.replyTo || undefined,
       subject: mail.subject,
       text: mail.text,
       html: mail.html,
@@ -111,9 +130,9 @@ export class Mailer {
     const id = crypto.randomUUID();
     this.db
       .query(
-        `INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, subject, text, html, raw,
-           invoice_id, transaction_id, relay_status, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, cc_addresses, reply_to, subject,
+           text, html, raw, invoice_id, transaction_id, relay_status, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -122,6 +141,8 @@ export class Mailer {
         info.messageId,
         mail.from.address,
         mail.to,
+        JSON.stringify(mail.cc ?? []),
+        mail.replyTo ?? "",
         mail.subject,
         mail.text,
         mail.html,
@@ -131,7 +152,7 @@ export class Mailer {
         this.options.smtpUrl ? "pending" : "off",
         this.options.now(),
       );
-    if (this.options.smtpUrl) this.track(this.relayMessage(id, mail.from.address, mail.to, raw));
+    if (this.options.smtpUrl) this.track(this.relayMessage(id, mail.from.address, [mail.to, ...(mail.cc ?? [])], raw));
     return this.get(id)!;
   }
 
@@ -139,10 +160,11 @@ export class Mailer {
     return this.db.query<EmailRow, [string]>("SELECT * FROM emails WHERE id = ?").get(id);
   }
 
-  private async relayMessage(id: string, from: string, to: string, raw: string): Promise<void> {
+  /** Relays the stored bytes to every recipient (To and Cc: the envelope, since the raw message is sent as is). */
+  private async relayMessage(id: string, from: string, to: string[], raw: string): Promise<void> {
     try {
       this.relay ??= (await loadNodemailer()).default.createTransport(smtpOptions(this.options.smtpUrl));
-      await this.relay.sendMail({ envelope: { from, to: [to] }, raw });
+      await this.relay.sendMail({ envelope: { from, to }, raw });
       this.db
         .query("UPDATE emails SET relay_status = 'sent', relay_error = NULL, relayed_at = ? WHERE id = ?")
         .run(this.options.now(), id);
@@ -184,7 +206,8 @@ export class Mailer {
     const rows = this.db
       .query<EmailRow, []>("SELECT * FROM emails WHERE relay_status = 'pending' ORDER BY created_at, rowid")
       .all();
-    for (const row of rows) this.track(this.relayMessage(row.id, row.from_address, row.to_address, row.raw));
+    for (const row of rows)
+      this.track(this.relayMessage(row.id, row.from_address, [row.to_address, ...ccOf(row)], row.raw));
     return rows.length;
   }
 

@@ -46,6 +46,8 @@ export interface ReceiptView {
   invoiceLink: string | null;
   /** The hosted payment page of the invoice on failure. */
   payLink: string | null;
+  /** The merchant's receipt footer (receipt_footer); "" for none. */
+  footer?: string;
 }
 
 const BRANDS: Record<string, string> = {
@@ -145,6 +147,7 @@ export function renderText(view: ReceiptView): string {
   if (view.transactionId) lines.push(`Transaction: ${view.transactionId}`);
   if (view.payLink) lines.push("", `Pay this invoice: ${view.payLink}`);
   if (view.invoiceLink) lines.push("", `View your invoice: ${view.invoiceLink}`);
+  if (view.footer) lines.push("", view.footer);
   lines.push("", "Sent by paysandbox: a local sandbox; no real money moved.");
   return lines.join("\n");
 }
@@ -227,6 +230,7 @@ export function renderHtml(view: ReceiptView): string {
         <p style="font-size:12px;color:#555">
           ${view.invoiceId ? `Invoice ${view.invoiceId}` : ""}${view.transactionId ? ` · Transaction ${view.transactionId}` : ""}
         </p>
+        ${view.footer ? html`<p class="receipt-footer" style="white-space:pre-line">${view.footer}</p>` : ""}
         <p style="font-size:12px;color:#555">Sent by paysandbox: a local sandbox; no real money moved.</p>
       </body>
     </html>`.value;

@@ -36,7 +36,8 @@ import { ApiError, ValidationFailed } from "../errors";
 import { ErrorBody } from "../models";
 import { loopbackOnly } from "../sandbox/index";
 import { DashboardService } from "./service";
-import { REGENERABLE_KEYS, type MerchantRow, type RegenerableKey } from "../merchants/service";
+import { REGENERABLE_KEYS, settingsOf, type MerchantRow, type RegenerableKey } from "../merchants/service";
+import { invoiceCustomFields } from "../merchants/options";
 import { ReceiptService } from "../receipts/service";
 import { parseTotalCents } from "../../payjs/validation";
 import { TRANSACTION_STATES, type TransactionFilters, type TransactionState } from "../transactions/service";
@@ -442,7 +443,16 @@ export function dashboardRoutes(deps: AppDeps) {
           const emails = emailSummaryTable(service.emails(merchant.id, 1, undefined, { invoiceId: invoice.id }).data);
           return respond(merchant, path, request, {
             title: `Invoice ${invoice.id.slice(0, 8)}`,
-            body: invoicePage(invoice, emails),
+            // Every custom field, invisible ones too: this page is the merchant's.
+            body: invoicePage(
+              invoice,
+              emails,
+              invoiceCustomFields(
+                invoice.meta,
+                merchant.advanced_customization === 1,
+                settingsOf(merchant).custom_fields,
+              ),
+            ),
           });
         },
         { params: ID },
@@ -657,11 +667,7 @@ export function dashboardRoutes(deps: AppDeps) {
         "/dashboard/settings",
         ({ merchant, body }) => {
           const days = Number(body.ach_settlement_days);
-          if (!Number.isInteger(days) || days < 0 || days > 10) {
-            throw new ValidationFailed({
-              ach_settlement_days: ["ACH settlement days must be a whole number from 0 to 10."],
-            });
-          }
+          // The form's text becomes the API's types; the merchants service checks every value (as for PUT /_sandbox/merchants/{id}/settings).
           merchants.updateSettings(merchant.id, {
             avs_zip: body.avs_zip,
             avs_street: body.avs_street,
@@ -675,10 +681,68 @@ export function dashboardRoutes(deps: AppDeps) {
             avs_zip: t.Boolean(),
             avs_street: t.Boolean(),
             advanced_customization: t.Boolean(),
-            ach_settlement_days: t.Union([t.Integer(), t.String({ maxLength: 10 })]),
+            ach_settlement_days: t.Optional(t.Union([t.Integer(), t.String({ maxLength: 10 })])),
           }),
           response: ACTION_RESPONSES,
         },
+      )
+      .post(
+        "/dashboard/settings/receipts",
+        ({ merchant, body }) => {
+          merchants.updateSettings(merchant.id, {
+            receipt_reply_to: body.receipt_reply_to ?? "",
+            // One text field: addresses separated by commas (the service splits and checks each).
+            receipt_cc: body.receipt_cc ?? "",
+            receipt_footer: body.receipt_footer ?? "",
+            receipt_send_declined: body.receipt_send_declined,
+          });
+          return { message: "Receipt options saved." };
+        },
+        {
+          body: t.Object({
+            receipt_reply_to: t.Optional(t.String({ maxLength: 300 })),
+            receipt_cc: t.Optional(t.String({ maxLength: 2000 })),
+            receipt_footer: t.Optional(t.String({ maxLength: 2000 })),
+            receipt_send_declined: t.Boolean(),
+          }),
+          response: ACTION_RESPONSES,
+        },
+      )
+      .post(
+        "/dashboard/settings/custom-fields",
+        ({ merchant, body }) => {
+          merchants.saveCustomField(
+            merchant.id,
+            {
+              id: body.id ?? "",
+              name: body.name ?? "",
+              placeholder: body.placeholder ?? "",
+              required: body.required,
+              visible: body.visible,
+            },
+            body.original_id,
+          );
+          return { message: body.original_id === undefined ? "Custom field added." : "Custom field saved." };
+        },
+        {
+          body: t.Object({
+            original_id: t.Optional(t.String({ maxLength: 200 })),
+            id: t.Optional(t.String({ maxLength: 200 })),
+            name: t.Optional(t.String({ maxLength: 500 })),
+            placeholder: t.Optional(t.String({ maxLength: 500 })),
+            required: t.Boolean(),
+            visible: t.Boolean(),
+          }),
+          response: ACTION_RESPONSES,
+        },
+      )
+      .post(
+        "/dashboard/settings/custom-fields/delete",
+        ({ merchant, body }) => {
+          merchants.removeCustomField(merchant.id, body.id);
+          return { message: `Custom field ${body.id} removed.` };
+        },
+        { body: t.Object({ id: t.String({ maxLength: 200 }) }), response: ACTION_RESPONSES },
       )
       .get("/dashboard/test-cards", ({ merchant, request }) =>
         respond(merchant, "/dashboard/test-cards", request, {

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { runIdempotent } from "../../lib/idempotency";
+import { settingsOf } from "../merchants/service";
 import { pageRequest } from "../../lib/pagination";
 import { idempotencyKeyOf, merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
@@ -54,7 +55,18 @@ export function invoiceRoutes(deps: AppDeps) {
             body,
             now: deps.clock.timestamp(merchant.id),
           },
-          () => ({ status: 200, body: invoices.record(invoices.createForMerchant(merchant.id, body, deps.publicUrl)) }),
+          () => ({
+            status: 200,
+            body: invoices.record(
+              invoices.createForMerchant(
+                merchant.id,
+                body,
+                deps.publicUrl,
+                // The merchant's custom fields apply with Advanced Customization on.
+                merchant.advanced_customization === 1 ? settingsOf(merchant).custom_fields : [],
+              ),
+            ),
+          }),
         );
         set.status = result.status;
         if (result.replayed) set.headers["idempotent-replayed"] = "true";

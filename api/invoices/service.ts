@@ -16,6 +16,7 @@ import {
   type AvsSettings,
   type FieldErrors,
 } from "../../payjs/validation";
+import { checkRequiredCustomFields, type MerchantCustomField } from "../merchants/options";
 import { customerRecord, type CustomerService } from "../customers/service";
 import { ApiError, assertValid, invalidState, notFound } from "../errors";
 import type { PaymentMethodService } from "../payment-methods/service";
@@ -279,7 +280,12 @@ export class InvoiceService {
   }
 
   /** POST /invoice: an invoice the merchant makes for one of its customers. Call inside a transaction. */
-  createForMerchant(merchantId: string, input: InvoiceBody, publicUrl: string): InvoiceRow {
+  createForMerchant(
+    merchantId: string,
+    input: InvoiceBody,
+    publicUrl: string,
+    requiredFields: readonly MerchantCustomField[] = [],
+  ): InvoiceRow {
     const raw = input as Record<string, unknown>;
     const errors: FieldErrors = {};
     if (!this.customers.find(merchantId, input.customer_id)) addError(errors, "customer_id", MESSAGES.customerNotFound);
@@ -287,6 +293,8 @@ export class InvoiceService {
     validateTotal(raw, errors);
     checkSendReceipt(raw, errors);
     validateMeta(input.meta, errors);
+    // The merchant's Advanced Customization fields marked required (api/merchants/options.ts).
+    checkRequiredCustomFields(input.meta, requiredFields, errors);
     if (input.due_at !== undefined && !TIMESTAMP.test(input.due_at)) {
       addError(errors, "due_at", "The due_at must be a date (YYYY-MM-DD) or a timestamp (YYYY-MM-DD HH:MM:SS).");
     }

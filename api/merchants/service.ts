@@ -1,6 +1,17 @@
 import type { Database } from "bun:sqlite";
 import { constantTimeEqual, randomToken, sha256Hex } from "../../lib/crypto";
-import { ApiError, notFound } from "../errors";
+import { ApiError, assertValid, notFound, ValidationFailed } from "../errors";
+import type { FieldErrors } from "../../payjs/validation";
+import {
+  parseCustomFields,
+  parseReceiptOptions,
+  validateCustomField,
+  validateCustomFields,
+  validateReceiptOptions,
+  type CustomFieldInput,
+  type MerchantCustomField,
+  type ReceiptOptions,
+} from "./options";
 import type { SandboxClock } from "../../lib/clock";
 
 export interface MerchantRow {
@@ -16,18 +27,27 @@ export interface MerchantRow {
   avs_street: number;
   advanced_customization: number;
   ach_settlement_days: number;
+  /** JSON array of MerchantCustomField (api/merchants/options.ts). */
+  custom_fields: string;
+  /** JSON object of ReceiptOptions. */
+  receipt_options: string;
   clock_offset_ms: number;
   is_default: number;
   created_at: string;
   updated_at: string;
 }
 
-export interface MerchantSettings {
+export interface MerchantSettings extends ReceiptOptions {
   avs_zip: boolean;
   avs_street: boolean;
   advanced_customization: boolean;
   ach_settlement_days: number;
+  /** The Advanced Customization fields every invoice of the merchant can carry. */
+  custom_fields: MerchantCustomField[];
 }
+
+/** What a settings change may hold: any subset, every value unchecked until updateSettings. */
+export type SettingsInput = Partial<Record<keyof MerchantSettings, unknown>>;
 
 export interface Merchant {
   id: string;
@@ -54,6 +74,8 @@ export function settingsOf(row: MerchantRow): MerchantSettings {
     avs_street: row.avs_street === 1,
     advanced_customization: row.advanced_customization === 1,
     ach_settlement_days: row.ach_settlement_days,
+    custom_fields: parseCustomFields(row.custom_fields),
+    ...parseReceiptOptions(row.receipt_options),
   };
 }
 
@@ -70,6 +92,59 @@ export function merchantRecord(row: MerchantRow): Merchant {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+const SETTINGS_KEYS = new Set<string>([
+  "avs_zip",
+  "avs_street",
+  "advanced_customization",
+  "ach_settlement_days",
+  "custom_fields",
+  "receipt_reply_to",
+  "receipt_cc",
+  "receipt_footer",
+  "receipt_send_declined",
+]);
+
+function receiptOptionsOf(s: MerchantSettings): ReceiptOptions {
+  return {
+    receipt_reply_to: s.receipt_reply_to,
+    receipt_cc: s.receipt_cc,
+    receipt_footer: s.receipt_footer,
+    receipt_send_declined: s.receipt_send_declined,
+  };
+}
+
+/** A settings change checked and merged over `current` (the defaults when null); 422 naming every bad field. */
+function checkSettings(input: SettingsInput, current: MerchantSettings | null): MerchantSettings {
+  const base: MerchantSettings = current ?? {
+    avs_zip: false,
+    avs_street: false,
+    advanced_customization: false,
+    ach_settlement_days: 2,
+    custom_fields: [],
+    ...parseReceiptOptions("{}"),
+  };
+  const errors: FieldErrors = {};
+  for (const key of Object.keys(input)) {
+    if (!SETTINGS_KEYS.has(key)) errors[key] = [`The ${key} setting does not exist.`];
+  }
+  const next: MerchantSettings = { ...base, ...validateReceiptOptions(input, base, errors) };
+  for (const flag of ["avs_zip", "avs_street", "advanced_customization"] as const) {
+    const value = input[flag];
+    if (value === undefined) continue;
+    if (typeof value !== "boolean") errors[flag] = [`The ${flag} setting must be true or false.`];
+    else next[flag] = value;
+  }
+  if (input.ach_settlement_days !== undefined) {
+    const days = input.ach_settlement_days;
+    if (typeof days !== "number" || !Number.isInteger(days) || days < 0 || days > 10) {
+      errors.ach_settlement_days = ["ACH settlement days must be a whole number from 0 to 10."];
+    } else next.ach_settlement_days = days;
+  }
+  if (input.custom_fields !== undefined) next.custom_fields = validateCustomFields(input.custom_fields, errors);
+  if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+  return next;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -120,19 +195,20 @@ export class MerchantService {
     webPaymentsToken?: string;
     apiKey?: string;
     isDefault?: boolean;
-    settings?: Partial<MerchantSettings>;
+    settings?: SettingsInput;
   }): MerchantRow {
     const id = crypto.randomUUID();
     const token = input.webPaymentsToken ?? randomToken("wpt_");
     const apiKey = input.apiKey ?? randomToken("sk_sandbox_");
     const now = this.clock.timestamp(id);
-    const s = input.settings ?? {};
+    const s = input.settings ? checkSettings(input.settings, null) : null;
     try {
       this.db
         .query(
           `INSERT INTO merchants (id, name, email, web_payments_token, web_payments_token_hash, api_key, api_key_hash,
-             webhook_secret, avs_zip, avs_street, advanced_customization, ach_settlement_days, is_default, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             webhook_secret, avs_zip, avs_street, advanced_customization, ach_settlement_days, custom_fields,
+             receipt_options, is_default, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
@@ -143,10 +219,12 @@ export class MerchantService {
           apiKey,
           sha256Hex(apiKey),
           randomToken("whsec_"),
-          s.avs_zip ? 1 : 0,
-          s.avs_street ? 1 : 0,
-          s.advanced_customization ? 1 : 0,
-          s.ach_settlement_days ?? 2,
+          s?.avs_zip ? 1 : 0,
+          s?.avs_street ? 1 : 0,
+          s?.advanced_customization ? 1 : 0,
+          s?.ach_settlement_days ?? 2,
+          JSON.stringify(s?.custom_fields ?? []),
+          JSON.stringify(s ? receiptOptionsOf(s) : {}),
           input.isDefault ? 1 : 0,
           now,
           now,
@@ -162,23 +240,59 @@ export class MerchantService {
     return this.get(id)!;
   }
 
-  updateSettings(id: string, settings: Partial<MerchantSettings>): MerchantRow {
+  /**
+   * Changes any subset of the settings. Every value is checked first (api/merchants/options.ts
+   * and the rules below); a 422 names each failing field and nothing is written.
+   */
+  updateSettings(id: string, settings: SettingsInput): MerchantRow {
     const row = this.get(id);
     if (!row) throw notFound("Merchant");
-    const next = { ...settingsOf(row), ...settings };
+    const next = checkSettings(settings, settingsOf(row));
     this.db
       .query(
-        "UPDATE merchants SET avs_zip = ?, avs_street = ?, advanced_customization = ?, ach_settlement_days = ?, updated_at = ? WHERE id = ?",
+        `UPDATE merchants SET avs_zip = ?, avs_street = ?, advanced_customization = ?, ach_settlement_days = ?,
+           custom_fields = ?, receipt_options = ?, updated_at = ? WHERE id = ?`,
       )
       .run(
         next.avs_zip ? 1 : 0,
         next.avs_street ? 1 : 0,
         next.advanced_customization ? 1 : 0,
         next.ach_settlement_days,
+        JSON.stringify(next.custom_fields),
+        JSON.stringify(receiptOptionsOf(next)),
         this.clock.timestamp(id),
         id,
       );
     return this.get(id)!;
+  }
+
+  /**
+   * Adds a custom field, or replaces the one whose id is `replacing` (its id may change), in
+   * place; errors are named after the field's own members (`id`, `name`, ...), as a form shows them.
+   */
+  saveCustomField(id: string, input: CustomFieldInput, replacing?: string): MerchantRow {
+    const row = this.get(id);
+    if (!row) throw notFound("Merchant");
+    const fields = parseCustomFields(row.custom_fields);
+    const errors: FieldErrors = {};
+    const field = validateCustomField(input, "", errors);
+    const at = replacing === undefined ? -1 : fields.findIndex((f) => f.id === replacing);
+    if (replacing !== undefined && at === -1) throw notFound("Custom field");
+    if (field.id !== "" && fields.some((f, index) => f.id === field.id && index !== at)) {
+      errors.id = [...(errors.id ?? []), `The custom field id ${field.id} is already used; ids must be unique.`];
+    }
+    assertValid(errors);
+    const next = at === -1 ? [...fields, field] : fields.map((f, index) => (index === at ? field : f));
+    return this.updateSettings(id, { custom_fields: next });
+  }
+
+  /** Removes a custom field by id (404 when the merchant has none with that id). */
+  removeCustomField(id: string, fieldId: string): MerchantRow {
+    const row = this.get(id);
+    if (!row) throw notFound("Merchant");
+    const fields = parseCustomFields(row.custom_fields);
+    if (!fields.some((f) => f.id === fieldId)) throw notFound("Custom field");
+    return this.updateSettings(id, { custom_fields: fields.filter((f) => f.id !== fieldId) });
   }
 
   /**

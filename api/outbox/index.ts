@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { EmailRow, SmsRow } from "../../mail/mailer";
+import { ccOf, type EmailRow, type SmsRow } from "../../mail/mailer";
 import { pageRequest, paginate } from "../../lib/pagination";
 import type { AppDeps } from "../deps";
 import { notFound } from "../errors";
@@ -15,6 +15,8 @@ export const EmailRecord = t.Object({
   message_id: t.String(),
   from: t.String(),
   to: t.String(),
+  cc: t.Array(t.String(), { description: "Copied addresses (the merchant's receipt_cc)" }),
+  reply_to: NullableString,
   subject: t.String(),
   text: t.String({ description: "The plain-text part" }),
   html: t.String({ description: "The HTML part" }),
@@ -44,6 +46,8 @@ function emailRecord(row: EmailRow, publicUrl: string): typeof EmailRecord.stati
     message_id: row.message_id,
     from: row.from_address,
     to: row.to_address,
+    cc: ccOf(row),
+    reply_to: row.reply_to || null,
     subject: row.subject,
     text: row.text,
     html: row.html,

@@ -14,7 +14,6 @@ import {
   renderSms,
   renderText,
   subjectOf,
-  visibleCustomFields,
   type ReceiptView,
 } from "../../mail/receipt";
 import { MESSAGES } from "../../payjs/messages";
@@ -22,7 +21,8 @@ import { validateCustomerFields } from "../../payjs/validation";
 import type { AppDeps } from "../deps";
 import { ValidationFailed } from "../errors";
 import { defaultInvoiceUrl, receiptAddress, SETTLED_STATUSES, type InvoiceRow } from "../invoices/service";
-import type { MerchantRow } from "../merchants/service";
+import { invoiceCustomFields } from "../merchants/options";
+import { settingsOf, type MerchantRow } from "../merchants/service";
 import type { TransactionRow } from "../transactions/service";
 
 const HEADINGS: Record<string, string> = {
@@ -53,6 +53,7 @@ export class ReceiptService {
     // The invoice's details (line items, memo, ...) when there is one, else the transaction's own meta.
     const meta = parseJson<Record<string, unknown>>(invoice?.meta ?? txn.meta, {});
     const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
+    const settings = settingsOf(merchant);
     const invoiceOpen = invoice !== null && !SETTLED_STATUSES.includes(invoice.status) && invoice.status !== "DELETED";
     return {
       merchantName: merchant.name,
@@ -68,7 +69,10 @@ export class ReceiptService {
       subtotal: moneyText(meta.subtotal),
       tax: moneyText(meta.tax),
       lineItems: lineItemsOf(meta),
-      customFields: visibleCustomFields(meta, merchant.advanced_customization === 1),
+      // The merchant's Advanced Customization fields with the invoice's values, customer-visible ones only.
+      customFields: invoiceCustomFields(meta, merchant.advanced_customization === 1, settings.custom_fields).filter(
+        (f) => f.visible,
+      ),
       invoiceId: invoice?.id ?? null,
       transactionId: txn.id,
       // The integrator's url when it is a web address, else the sandbox's own hosted invoice page.
@@ -77,6 +81,7 @@ export class ReceiptService {
           ? safeHref(`${invoice.url}${invoice.id}`, `${defaultInvoiceUrl(this.deps.publicUrl)}${invoice.id}`)
           : null,
       payLink: invoice && !success && invoiceOpen ? hostedPayUrl(this.deps.publicUrl, invoice.id) : null,
+      footer: settings.receipt_footer,
     };
   }
 
@@ -86,11 +91,15 @@ export class ReceiptService {
     view: ReceiptView,
     kind: "receipt" | "receipt_failed" | "transaction_receipt",
   ): Promise<EmailRow> {
+    const { receipt_reply_to: replyTo, receipt_cc: cc } = settingsOf(merchant);
     return this.deps.mailer.send({
       merchantId: merchant.id,
       kind,
       from: { name: merchant.name, address: SENDER_ADDRESS },
       to,
+      // The merchant's receipt options: copies and where the customer's reply goes.
+      cc,
+      replyTo,
       subject: subjectOf(view),
       text: renderText(view),
       html: renderHtml(view),
@@ -116,6 +125,8 @@ export class ReceiptService {
         .get(invoiceId, merchantId);
       if (!txn) return null;
       const merchant = this.merchant(merchantId);
+      // receipt_send_declined off: a declined attempt e-mails nobody.
+      if (txn.success !== 1 && !settingsOf(merchant).receipt_send_declined) return null;
       const view = this.view(merchant, txn, invoice);
       const row = await this.email(merchant, to, view, view.success ? "receipt" : "receipt_failed");
       this.deps.services.invoices.markSent(merchantId, invoiceId);

@@ -31,6 +31,23 @@ const Settings = t.Object({
   avs_street: t.Optional(t.Boolean({ description: "address_1 required and checked" })),
   advanced_customization: t.Optional(t.Boolean({ description: "custom fields shown on invoices and e-mails" })),
   ach_settlement_days: t.Optional(t.Integer({ minimum: 0, maximum: 10, description: "business days to settle ACH" })),
+  custom_fields: t.Optional(
+    t.Array(
+      t.Object({
+        id: t.String({ description: "required, unique; letters, digits, _ - . :" }),
+        name: t.String({ description: "the label" }),
+        placeholder: t.Optional(t.String()),
+        required: t.Optional(t.Boolean({ description: "POST /invoice must give a value (default false)" })),
+        type: t.Optional(t.String({ description: "only text" })),
+        visible: t.Optional(t.Boolean({ description: "false: merchant-facing pages only (default true)" })),
+      }),
+      { description: "Advanced Customization fields; the whole list (replaces the current one)" },
+    ),
+  ),
+  receipt_reply_to: t.Optional(t.String({ description: "Reply-To of receipt e-mails; empty for none" })),
+  receipt_cc: t.Optional(t.Array(t.String(), { description: "addresses copied on every receipt e-mail (at most 5)" })),
+  receipt_footer: t.Optional(t.String({ description: "a closing line on every receipt (at most 500 characters)" })),
+  receipt_send_declined: t.Optional(t.Boolean({ description: "e-mail a receipt for a declined pay() (default true)" })),
 });
 
 const TestCard = t.Object({ number: t.String(), brand: t.String(), outcome: t.String(), description: t.String() });

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { MerchantRecord, Nullable, NullableTimestamp, Timestamp } from "../models";
+import { MerchantRecord, MerchantSettingsRecord, Nullable, NullableTimestamp, Timestamp } from "../models";
 
 /**
  * GET /self's `user`: who the API key acts as. The real service answers the key's own API user
@@ -46,15 +46,7 @@ export const SelfMerchant = t.Object(
     address_state: t.String(),
     address_zip: t.String(),
     hosted_payments_token: t.String({ description: "The web payments token (public)" }),
-    options: t.Object(
-      {
-        avs_zip: t.Boolean(),
-        avs_street: t.Boolean(),
-        advanced_customization: t.Boolean(),
-        ach_settlement_days: t.Integer(),
-      },
-      { description: "The merchant's sandbox settings" },
-    ),
+    options: MerchantSettingsRecord,
     allow_ach: t.Boolean(),
     allow_credits: t.Boolean(),
     allow_terminal: t.Boolean(),

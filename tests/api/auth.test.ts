@@ -99,6 +99,11 @@ describe("merchants", () => {
       avs_street: true,
       advanced_customization: true,
       ach_settlement_days: 3,
+      custom_fields: [],
+      receipt_reply_to: "",
+      receipt_cc: [],
+      receipt_footer: "",
+      receipt_send_declined: true,
     });
     const missing = await ctx.call("PUT", "/_sandbox/merchants/nope/settings", {
       body: { avs_zip: true },

@@ -12,7 +12,13 @@ import { DepositDetailItem, DepositRecord } from "../../api/deposits/model";
 import { InvoiceRecord } from "../../api/invoices/model";
 import { EmailRecord, SmsRecord } from "../../api/outbox/index";
 import { DeliveryRecord, WebhookRecord } from "../../api/webhooks/model";
-import { CustomerRecord, PaymentMethodRecord, TransactionRecord } from "../../api/models";
+import {
+  CustomerRecord,
+  MerchantCustomFieldRecord,
+  MerchantSettingsRecord,
+  PaymentMethodRecord,
+  TransactionRecord,
+} from "../../api/models";
 import { SelfMerchant, SelfRecord, SelfUser } from "../../api/self/model";
 import { CARD, setup, tokenize } from "../helpers";
 
@@ -48,6 +54,8 @@ const SCHEMAS: Record<string, TObject> = {
   Self: SelfRecord as unknown as TObject,
   SelfUser,
   SelfMerchant,
+  MerchantSettings: MerchantSettingsRecord,
+  MerchantCustomField: MerchantCustomFieldRecord,
   Deposit: DepositRecord,
   DepositDetail: DepositDetailItem as unknown as TObject,
   Webhook: WebhookRecord,
@@ -65,6 +73,11 @@ beforeAll(async () => {
     expect(res.status).toBe(200);
     return res.body;
   };
+  await call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
+    custom_fields: [{ id: "po_number", name: "PO number" }],
+    receipt_cc: ["books@example.com"],
+    receipt_reply_to: "billing@example.com",
+  });
   const webhook = await call("POST", "/webhook", { target_url: "http://127.0.0.1:9/hooks", event: "*" });
   const pm = await tokenize(ctx);
   const invoice = await ctx.call("POST", `/webpayment/${ctx.token}/invoice`, {
@@ -96,6 +109,8 @@ beforeAll(async () => {
     Self: self,
     SelfUser: self.user,
     SelfMerchant: self.merchant,
+    MerchantSettings: self.settings,
+    MerchantCustomField: self.settings.custom_fields[0],
     Deposit: deposit,
     DepositDetail: (await call("GET", `/query/depositDetail?batch_id=${deposit.batch_id}`)).data[0],
   });

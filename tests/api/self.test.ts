@@ -22,6 +22,11 @@ describe("GET /self", () => {
       avs_street: false,
       advanced_customization: false,
       ach_settlement_days: 2,
+      custom_fields: [],
+      receipt_reply_to: "",
+      receipt_cc: [],
+      receipt_footer: "",
+      receipt_send_declined: true,
     });
     expect(self.merchant).toMatchObject({
       id: ctx.merchantId,

@@ -32,6 +32,20 @@ describe.skipIf(!HAS_CHROMIUM)("every dashboard page: accessible and readable at
     url = served.url;
     stopServer = served.stop;
     startWorkers(ctx.deps);
+    // Custom fields and receipt options, so the settings page shows its per-field forms and the invoice page its fields.
+    const settings = await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
+      body: {
+        advanced_customization: true,
+        custom_fields: [
+          { id: "po_number", name: "PO number", placeholder: "Ex. PO-123", required: true },
+          { id: "internal", name: "Internal code", visible: false },
+        ],
+        receipt_cc: ["books@example.com"],
+        receipt_footer: "Thank you!",
+      },
+      auth: false,
+    });
+    expect(settings.status).toBe(200);
     expect((await ctx.call("POST", "/webhook", { body: { target_url: receiver.url, event: "*" } })).status).toBe(200);
     const pm = await tokenize(ctx);
     const invoice = await ctx.call("POST", `/webpayment/${ctx.token}/invoice`, {
@@ -47,6 +61,12 @@ describe.skipIf(!HAS_CHROMIUM)("every dashboard page: accessible and readable at
         address_zip: "32822",
         send_receipt: true,
         payment_method_id: pm.id,
+        meta: {
+          invoice_merchant_custom_fields: [
+            { id: "po_number", value: "PO-7649" },
+            { id: "internal", value: "X-1" },
+          ],
+        },
       },
       auth: false,
     });

@@ -339,6 +339,119 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
     await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, { body: { avs_zip: false }, auth: false });
   });
 
+  test("settings: custom fields are added, edited and removed with messages under their fields, as the API then shows", async () => {
+    await go("/dashboard/settings");
+    await page.check("#settings-form input[name=advanced_customization]");
+    await page.click("#settings-form button[type=submit]");
+    expect(await answerOf("#settings-form")).toEqual({ ok: true, text: "Settings saved." });
+    // Bad: an id with a space and no name. Each message lands under its own field.
+    await page.fill("#custom-field-new input[name=id]", "po number");
+    await page.click("#custom-field-new button[type=submit]");
+    expect((await answerOf("#custom-field-new")).ok).toBe(false);
+    expect(await page.locator("#custom-field-new-id-error").innerText()).toContain("may only contain");
+    expect(await page.locator("#custom-field-new-name-error").innerText()).toContain("name (its label) is required");
+    expect(await page.locator("#custom-field-new input[name=name]").getAttribute("aria-invalid")).toBe("true");
+    expect((await ctx.call("GET", "/self")).body.settings.custom_fields).toEqual([]);
+    // Good: a required, visible field, then a merchant-only one.
+    await page.fill("#custom-field-new input[name=id]", "po_number");
+    await page.fill("#custom-field-new input[name=name]", "PO number");
+    await page.fill("#custom-field-new input[name=placeholder]", "Ex. PO-123");
+    await page.check("#custom-field-new input[name=required]");
+    await page.click("#custom-field-new button[type=submit]");
+    expect(await answerOf("#custom-field-new")).toEqual({ ok: true, text: "Custom field added." });
+    await page.fill("#custom-field-new input[name=id]", "internal");
+    await page.fill("#custom-field-new input[name=name]", "Internal code");
+    await page.uncheck("#custom-field-new input[name=visible]");
+    await page.click("#custom-field-new button[type=submit]");
+    expect(await answerOf("#custom-field-new")).toEqual({ ok: true, text: "Custom field added." });
+    expect((await ctx.call("GET", "/self")).body.settings.custom_fields).toEqual([
+      { id: "po_number", name: "PO number", placeholder: "Ex. PO-123", required: true, type: "text", visible: true },
+      { id: "internal", name: "Internal code", placeholder: "", required: false, type: "text", visible: false },
+    ]);
+    // Edit: a duplicate id is refused under the id; a new label is saved in place.
+    await page.fill("#custom-field-1 input[name=id]", "po_number");
+    await page.click("#custom-field-1 button[type=submit]");
+    expect(await page.locator("#custom-field-1-id-error").innerText()).toContain("already used");
+    await page.fill("#custom-field-0 input[name=name]", "Purchase order");
+    await page.click("#custom-field-0 button[type=submit]");
+    expect(await answerOf("#custom-field-0")).toEqual({ ok: true, text: "Custom field saved." });
+    const fields = (await ctx.call("GET", "/self")).body.settings.custom_fields;
+    expect(fields.map((f: { id: string; name: string }) => [f.id, f.name])).toEqual([
+      ["po_number", "Purchase order"],
+      ["internal", "Internal code"],
+    ]);
+    // What it changes: POST /invoice needs the required field's value now.
+    const customer = await ctx.call("POST", "/customer", {
+      body: { firstname: "Ada", lastname: "Lovelace", email: "ada@example.com" },
+    });
+    const refused = await ctx.call("POST", "/invoice", { body: { customer_id: customer.body.id, total: 5 } });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.errors)).toEqual(["meta.invoice_merchant_custom_fields.po_number"]);
+    // Remove (confirmed first).
+    await page.click("#custom-field-1-delete button[type=submit]");
+    await page.locator(".flash").waitFor({ timeout: 10_000 });
+    expect(await page.locator(".flash").innerText()).toBe("Custom field internal removed.");
+    expect(dialogs.at(-1)).toContain("Remove the custom field internal?");
+    expect((await ctx.call("GET", "/self")).body.settings.custom_fields.map((f: { id: string }) => f.id)).toEqual([
+      "po_number",
+    ]);
+    expect(await page.locator("#custom-field-1").count()).toBe(0);
+    await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
+      body: { custom_fields: [], advanced_customization: false },
+      auth: false,
+    });
+    // The refused submissions' 422s are the only console lines.
+    expect(errors.filter((e) => !e.includes("status of 422"))).toEqual([]);
+  }, 60_000);
+
+  test("settings: receipt options are validated inline and, saved, go on the next receipt e-mail", async () => {
+    await go("/dashboard/settings");
+    await page.fill("#receipt-form input[name=receipt_reply_to]", "not-an-address");
+    await page.fill("#receipt-form input[name=receipt_cc]", "books@example.com, nope");
+    await page.click("#receipt-form button[type=submit]");
+    expect((await answerOf("#receipt-form")).ok).toBe(false);
+    expect(await page.locator("#receipt-form-receipt_reply_to-error").innerText()).toContain("valid email");
+    expect(await page.locator("#receipt-form-receipt_cc-error").innerText()).toContain('"nope"');
+    expect((await ctx.call("GET", "/self")).body.settings.receipt_cc).toEqual([]);
+    await page.fill("#receipt-form input[name=receipt_reply_to]", "billing@example.com");
+    await page.fill("#receipt-form input[name=receipt_cc]", "books@example.com, owner@example.com");
+    await page.fill("#receipt-form textarea[name=receipt_footer]", "Returns within 30 days.");
+    await page.uncheck("#receipt-form input[name=receipt_send_declined]");
+    await page.click("#receipt-form button[type=submit]");
+    expect(await answerOf("#receipt-form")).toEqual({ ok: true, text: "Receipt options saved." });
+    expect((await ctx.call("GET", "/self")).body.settings).toMatchObject({
+      receipt_reply_to: "billing@example.com",
+      receipt_cc: ["books@example.com", "owner@example.com"],
+      receipt_footer: "Returns within 30 days.",
+      receipt_send_declined: false,
+    });
+    const paid = (await charge(ctx, 4)).body;
+    const sent = await ctx.call("POST", `/transaction/${paid.id}/receipt-email`, {
+      body: { email: "ada@example.com" },
+    });
+    expect(sent.status).toBe(200);
+    const email = (await ctx.call("GET", "/_sandbox/emails/latest", { auth: false })).body;
+    expect(email.cc).toEqual(["books@example.com", "owner@example.com"]);
+    expect(email.reply_to).toBe("billing@example.com");
+    expect(email.text).toContain("Returns within 30 days.");
+    // Clearing a field clears the option.
+    await go("/dashboard/settings");
+    await page.fill("#receipt-form input[name=receipt_cc]", "");
+    await page.check("#receipt-form input[name=receipt_send_declined]");
+    await page.click("#receipt-form button[type=submit]");
+    expect(await answerOf("#receipt-form")).toEqual({ ok: true, text: "Receipt options saved." });
+    expect((await ctx.call("GET", "/self")).body.settings).toMatchObject({
+      receipt_cc: [],
+      receipt_send_declined: true,
+    });
+    await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
+      body: { receipt_reply_to: "", receipt_footer: "" },
+      auth: false,
+    });
+    // The refused submissions' 422s are the only console lines.
+    expect(errors.filter((e) => !e.includes("status of 422"))).toEqual([]);
+  }, 60_000);
+
   test("the header's clock control advances the sandbox clock from a page other than the clock page", async () => {
     await go("/dashboard/customers");
     const offset = ctx.deps.clock.offsetMs(ctx.merchantId);

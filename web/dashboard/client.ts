@@ -70,7 +70,8 @@ function showResult(form: HTMLFormElement, ok: boolean, answer: Answer): void {
     const field = form.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`);
     const note = document.createElement("span");
     note.className = "field-error";
-    note.id = `${form.id || "form"}-${name}-error`;
+    // getAttribute, not form.id: a control named "id" (a custom field's id) shadows the property.
+    note.id = `${form.getAttribute("id") || "form"}-${name}-error`;
     note.textContent = messages.join(" ");
     if (field) {
       field.setAttribute("aria-invalid", "true");
@@ -164,7 +165,10 @@ let flashed: string | null = null;
 
 /** A form's identity across re-renders: its id, else its action URL and button label. */
 function formKey(form: HTMLFormElement): string {
-  return form.id || `${form.getAttribute("action")}|${form.querySelector("button[type=submit]")?.textContent?.trim()}`;
+  return (
+    form.getAttribute("id") ||
+    `${form.getAttribute("action")}|${form.querySelector("button[type=submit]")?.textContent?.trim()}`
+  );
 }
 
 function findForm(key: string): HTMLFormElement | null {
@@ -211,7 +215,7 @@ async function rerender(main: HTMLElement): Promise<void> {
   const next = new DOMParser().parseFromString(await response.text(), "text/html");
   const nextMain = next.getElementById("main");
   if (!nextMain) return;
-  const open = Array.from(main.querySelectorAll("details[open] form[id]"), (f) => f.id);
+  const open = Array.from(main.querySelectorAll("details[open] form[id]"), (f) => f.getAttribute("id") ?? "");
   main.replaceChildren(...Array.from(nextMain.childNodes, (node) => document.importNode(node, true)));
   const clock = document.getElementById("header-clock");
   const nextClock = next.getElementById("header-clock");

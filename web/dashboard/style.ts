@@ -86,6 +86,8 @@ form.inline { display: inline-flex; gap: 6px; align-items: center; flex-wrap: wr
 .actions label, form.stack label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 3px; }
 form.stack label.check { flex-direction: row; align-items: center; gap: 8px; font-size: 14px; color: var(--ink); }
 .field-error { color: var(--bad); font-size: 12px; }
+.custom-field-row { border: 1px solid var(--line); border-radius: 8px; padding: 12px; display: grid; gap: 8px; }
+.custom-field-row h3 { margin: 0; font-size: 15px; }
 details.edit summary { cursor: pointer; color: var(--accent); }
 .headers td:first-child { white-space: nowrap; color: var(--muted); }
 table.headers { table-layout: fixed; }

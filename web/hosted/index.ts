@@ -5,7 +5,9 @@ import { hostedPayUrl } from "../../api/receipts/service";
 import { parseJson } from "../../lib/json";
 import { formatMoney } from "../../lib/money";
 import { html } from "../../web/html";
-import { lineItemsOf, methodLabel, moneyText, visibleCustomFields } from "../../mail/receipt";
+import { lineItemsOf, methodLabel, moneyText } from "../../mail/receipt";
+import { invoiceCustomFields } from "../../api/merchants/options";
+import { settingsOf } from "../../api/merchants/service";
 import {
   renderInvoicePage,
   renderNothingDuePage,
@@ -66,7 +68,12 @@ export function hostedRoutes(deps: AppDeps) {
       merchant,
       record,
       meta,
-      customFields: visibleCustomFields(meta, merchant.advanced_customization === 1),
+      // The merchant's Advanced Customization fields with this invoice's values; customer-visible ones only.
+      customFields: invoiceCustomFields(
+        meta,
+        merchant.advanced_customization === 1,
+        settingsOf(merchant).custom_fields,
+      ).filter((f) => f.visible),
       lineItems: lineItemsOf(meta),
     };
   };

@@ -1,5 +1,6 @@
 /** Pages about the merchant itself: overview, keys, the sandbox clock, the test cards. */
-import type { MerchantRow } from "../../../api/merchants/service";
+import { settingsOf, type MerchantRow } from "../../../api/merchants/service";
+import { LIMITS, type MerchantCustomField } from "../../../api/merchants/options";
 import type { TestCard } from "../../../processor/test-data";
 import { html, type Renderable } from "../../html";
 import { actionButton, CLOCK_STEPS, command, copyable, fields, money, when } from "../layout";
@@ -41,23 +42,64 @@ export function keysPage(merchant: MerchantRow, publicUrl: string): Renderable {
     <p><a href="/dashboard/settings">Settings →</a></p>`;
 }
 
-/** The merchant settings that change behaviour, as a form (validation messages show under each field). */
+/** The merchant settings that change behaviour, as forms (validation messages show under each field). */
 export function settingsPage(merchant: MerchantRow): Renderable {
-  const check = (name: string, on: number, label: string, hint: string) =>
+  const settings = settingsOf(merchant);
+  const check = (name: string, on: boolean, label: string, hint: string, idPrefix = "") =>
     html`<label class="check"
-        ><input type="checkbox" name="${name}" ${on ? html`checked` : ""} aria-describedby="${name}-hint" />
+        ><input type="checkbox" name="${name}" ${on ? html`checked` : ""} aria-describedby="${idPrefix}${name}-hint" />
         ${label}</label
-      ><span class="muted" id="${name}-hint">${hint}</span>`;
+      ><span class="muted" id="${idPrefix}${name}-hint">${hint}</span>`;
+  const customFieldForm = (field: MerchantCustomField | null, index: number) => {
+    const formId = field ? `custom-field-${index}` : "custom-field-new";
+    const prefix = `${formId}-`;
+    return html`<form
+      method="post"
+      action="/dashboard/settings/custom-fields"
+      class="stack custom-field"
+      id="${formId}"
+      novalidate
+    >
+      ${field ? html`<input type="hidden" name="original_id" value="${field.id}" />` : ""}
+      <div class="grid">
+        <label
+          >Id (unique; invoices name the field by it)
+          <input
+            name="id"
+            value="${field?.id ?? ""}"
+            maxlength="${String(LIMITS.idLength)}"
+            required
+            autocomplete="off"
+        /></label>
+        <label
+          >Name (the label customers see)
+          <input name="name" value="${field?.name ?? ""}" maxlength="${String(LIMITS.nameLength)}" required
+        /></label>
+        <label
+          >Placeholder (hint text)
+          <input name="placeholder" value="${field?.placeholder ?? ""}" maxlength="${String(LIMITS.placeholderLength)}"
+        /></label>
+      </div>
+      ${check("required", field?.required ?? false, "Required", "POST /invoice without a value for it is refused (422).", prefix)}
+      ${check("visible", field?.visible ?? true, "Visible to customers", "Off: shown on merchant-facing pages only (this dashboard).", prefix)}
+      <div class="row">
+        <button type="submit" class="${field ? "" : "primary"}">
+          ${field ? `Save field ${field.id}` : "Add custom field"}
+        </button>
+      </div>
+      <span class="result" role="status"></span>
+    </form>`;
+  };
   return html`<h1>Settings</h1>
     <section class="card">
       <form method="post" action="/dashboard/settings" class="stack" id="settings-form" novalidate>
-        ${check("avs_zip", merchant.avs_zip, "AVS: require and check the billing zip", "pay() and tokenize refuse a missing address_zip.")}
-        ${check("avs_street", merchant.avs_street, "AVS: require and check the street address", "pay() and tokenize refuse a missing address_1.")}
+        ${check("avs_zip", settings.avs_zip, "AVS: require and check the billing zip", "pay() and tokenize refuse a missing address_zip.")}
+        ${check("avs_street", settings.avs_street, "AVS: require and check the street address", "pay() and tokenize refuse a missing address_1.")}
         ${check(
           "advanced_customization",
-          merchant.advanced_customization,
+          settings.advanced_customization,
           "Advanced Customization",
-          "Invoices' custom fields (meta.invoice_merchant_custom_fields) show on hosted invoices and e-mails, except those with visible: false.",
+          "Custom fields (below, and each invoice's meta.invoice_merchant_custom_fields) show on hosted invoices and e-mails, except invisible ones; required ones are enforced on POST /invoice.",
         )}
         <label
           >ACH settlement days (0–10)
@@ -67,17 +109,78 @@ export function settingsPage(merchant: MerchantRow): Renderable {
             min="0"
             max="10"
             step="1"
-            value="${String(merchant.ach_settlement_days)}"
+            value="${String(settings.ach_settlement_days)}"
             required
         /></label>
         <div class="row"><button type="submit" class="primary">Save settings</button></div>
         <span class="result" role="status"></span>
       </form>
+    </section>
+    <h2>Custom fields (Advanced Customization)</h2>
+    <section class="card stack" id="custom-fields">
       <p class="muted">
-        The same as <code>PUT /_sandbox/merchants/${merchant.id}/settings</code>. Keys are on the
-        <a href="/dashboard/keys">Keys</a> page.
+        ${
+          settings.advanced_customization
+            ? "In effect: invoices give a value with meta.invoice_merchant_custom_fields: [{id, value}]."
+            : "Not in effect until Advanced Customization is on (above)."
+        }
+        At most ${String(LIMITS.customFields)} fields; the type is always text.
       </p>
-    </section>`;
+      ${
+        settings.custom_fields.length === 0
+          ? html`<p>No custom fields yet. Add one below.</p>`
+          : settings.custom_fields.map(
+              (field, index) =>
+                html`<div class="custom-field-row">
+                  <h3>${field.name} <code>${field.id}</code></h3>
+                  ${customFieldForm(field, index)}
+                  <form
+                    method="post"
+                    novalidate
+                    action="/dashboard/settings/custom-fields/delete"
+                    class="inline"
+                    id="custom-field-${String(index)}-delete"
+                    data-confirm="Remove the custom field ${field.id}? Invoices keep their values, but pages stop showing it with this label."
+                  >
+                    <input type="hidden" name="id" value="${field.id}" /><button type="submit" class="danger">
+                      Remove field ${field.id}</button
+                    ><span class="result" role="status"></span>
+                  </form>
+                </div>`,
+            )
+      }
+      <h3>Add a custom field</h3>
+      ${customFieldForm(null, -1)}
+    </section>
+    <h2>Receipts</h2>
+    <section class="card">
+      <form method="post" action="/dashboard/settings/receipts" class="stack" id="receipt-form" novalidate>
+        <label
+          >Reply-to address (empty: none)
+          <input name="receipt_reply_to" type="email" value="${settings.receipt_reply_to}" autocomplete="off"
+        /></label>
+        <label
+          >Copy every receipt to (up to ${String(LIMITS.cc)} addresses, separated by commas)
+          <input name="receipt_cc" value="${settings.receipt_cc.join(", ")}" autocomplete="off"
+        /></label>
+        <label
+          >Footer (a closing message on every receipt e-mail, up to ${String(LIMITS.footerLength)} characters)
+          <textarea name="receipt_footer" rows="3">${settings.receipt_footer}</textarea>
+        </label>
+        ${check(
+          "receipt_send_declined",
+          settings.receipt_send_declined,
+          "E-mail a receipt for declined payments too",
+          "Off: a declined pay() sends nothing; approved ones still get their receipt.",
+        )}
+        <div class="row"><button type="submit" class="primary">Save receipt options</button></div>
+        <span class="result" role="status"></span>
+      </form>
+    </section>
+    <p class="muted">
+      The same as <code>PUT /_sandbox/merchants/${merchant.id}/settings</code> (and <code>GET /self</code>'s
+      <code>settings</code>). Keys are on the <a href="/dashboard/keys">Keys</a> page.
+    </p>`;
 }
 
 export function clockPage(now: string, offsetMs: number, realNow: string): Renderable {

@@ -4,6 +4,7 @@
  * depend on how those modules are built.
  */
 import type { Page } from "../../../lib/pagination";
+import type { ShownCustomField } from "../../../api/merchants/options";
 import { html, queryString, type Renderable, type SafeHtml } from "../../html";
 import {
   actionButton,
@@ -122,7 +123,11 @@ export function invoicesPage(page: Page<InvoiceView>, filters: InvoiceFilterValu
     ${pager("/dashboard/invoices", page, { ...filters })}`;
 }
 
-export function invoicePage(i: InvoiceView, emails: Renderable): Renderable {
+export function invoicePage(
+  i: InvoiceView,
+  emails: Renderable,
+  customFields: readonly ShownCustomField[] = [],
+): Renderable {
   return html`<h1>Invoice ${money(i.total)} ${invoiceStatus(i.status)}</h1>
     <div class="grid">
       <section class="card">
@@ -148,6 +153,19 @@ export function invoicePage(i: InvoiceView, emails: Renderable): Renderable {
           ["Meta", html`<code>${JSON.stringify(i.meta)}</code>`],
         ])}
       </section>
+      ${
+        customFields.length === 0
+          ? ""
+          : html`<section class="card" id="invoice-custom-fields">
+              <h2>Custom fields</h2>
+              ${fields(
+                customFields.map((f) => [
+                  `${f.name}${f.visible ? "" : " (merchant only)"}`,
+                  f.value === "" ? "—" : f.value,
+                ]),
+              )}
+            </section>`
+      }
     </div>
     <h2>Transactions</h2>
     ${
