@@ -12,6 +12,7 @@ import { TEST_BANK, TEST_CARDS } from "../../processor/test-data";
 import type { Merchant, Sandbox } from "../../testing/index";
 import { bank, cards, startSandbox } from "../../testing/src/index";
 import { signatureHeader } from "../../webhooks/signing";
+import { buildTesting } from "../../scripts/build-testing";
 
 const ROOT = join(import.meta.dir, "..", "..");
 
@@ -164,6 +165,7 @@ describe("startSandbox()", () => {
   });
 
   test("a test process that forgets stop() still exits, and takes its sandbox with it", async () => {
+    await buildTesting(); // the built toolkit, under Node, from these sources
     const script = join(mkdtempSync(join(tmpdir(), "paysandbox-forgot-")), "forgot.mjs");
     writeFileSync(
       script,
