@@ -251,7 +251,7 @@ describe("merchants and helpers", () => {
     const deadline = Date.now() + 10_000;
     while ((await attempts()) < 1 && Date.now() < deadline) await Bun.sleep(50);
     expect(await attempts()).toBe(1);
-    await merchant.clock.advance(1 / 24);
+    await merchant.clock.advance(11 / 86_400); // past the first retry (10 s), short of the second (1 min after it)
     const retried = Date.now() + 10_000;
     while ((await attempts()) < 2 && Date.now() < retried) await Bun.sleep(50);
     expect(await attempts()).toBe(2);
