@@ -130,6 +130,13 @@ export const OPTIONS: readonly Option[] = [
     help: "believe X-Forwarded-For/-Host and Forwarded from a proxy in front",
   },
   {
+    key: "maxMerchants",
+    flag: "--max-merchants",
+    env: "PAYSANDBOX_MAX_MERCHANTS",
+    kind: "number",
+    help: "merchants POST /_sandbox/merchants may create",
+  },
+  {
     key: "rateLimit",
     flag: "--rate-limit",
     env: "PAYSANDBOX_RATE_LIMIT",

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { distinctMerchants } from "../db/distinct-merchants";
 import type { Worker } from "../api/deps";
 import type { DeliveryRow } from "../api/webhooks/service";
 import type { SandboxClock } from "../lib/clock";
@@ -65,7 +66,11 @@ export class WebhookDispatcher implements Worker {
     this.clock = options.clock;
     this.log = options.log;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    options.clock.onTick((merchantId, now) => this.dispatch(merchantId, now));
+    // The real-time tick visits only merchants with pending deliveries (an index walk).
+    options.clock.onTick(
+      (merchantId, now) => this.dispatch(merchantId, now),
+      () => (this.running ? distinctMerchants(this.db, "webhook_deliveries", "status = 'pending'") : []),
+    );
     // The change's transaction has committed (or rolled back) by the time the timer fires.
     options.events.on((event) => this.kick(event.merchantId));
   }

@@ -28,6 +28,7 @@ import {
 import type { AppDeps } from "../deps";
 import { ApiError, ValidationFailed } from "../errors";
 import { ErrorBody } from "../models";
+import { assertWithinClockLimit } from "../clock/index";
 import { loopbackOnly } from "../sandbox/index";
 import { DashboardService } from "./service";
 import type { MerchantRow } from "../merchants/service";
@@ -414,6 +415,7 @@ export function dashboardRoutes(deps: AppDeps) {
               seconds: [`Advance at most ${MAX_DASHBOARD_ADVANCE} seconds (a year) at a time.`],
             });
           }
+          assertWithinClockLimit(deps, merchant.id, seconds);
           deps.clock.advance(merchant.id, seconds * 1000);
           return { redirect: "/dashboard/clock" };
         },

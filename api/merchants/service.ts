@@ -96,6 +96,11 @@ export class MerchantService {
     return row;
   }
 
+  /** Merchants besides the default one (the ones POST /_sandbox/merchants made). */
+  countCreated(): number {
+    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM merchants WHERE is_default = 0").get()!.n;
+  }
+
   list(): MerchantRow[] {
     return this.db.query<MerchantRow, []>("SELECT * FROM merchants ORDER BY created_at, rowid").all();
   }
