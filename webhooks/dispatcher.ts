@@ -190,7 +190,11 @@ export class WebhookDispatcher implements Worker {
           "user-agent": USER_AGENT,
           [HEADER_EVENT]: row.event,
           [HEADER_DELIVERY_ID]: row.id,
-          [HEADER_SIGNATURE]: signatureHeader(row.webhook_secret, row.body, Math.floor(Date.now() / 1000)),
+          [HEADER_SIGNATURE]: signatureHeader(
+            row.webhook_secret,
+            { deliveryId: row.id, event: row.event, body: row.body },
+            Math.floor(Date.now() / 1000),
+          ),
         },
       });
       statusCode = response.status;
