@@ -37,6 +37,8 @@ import pkg from "./package.json";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
 
 export const VERSION: string = pkg.version;
+/** The license of this project (package.json), stated in the OpenAPI document. */
+const LICENSE = { name: `${pkg.license} License`, identifier: pkg.license };
 
 export interface CreateAppOptions {
   db: Database;
@@ -86,6 +88,25 @@ async function readBody(request: Request): Promise<string> {
 }
 
 const tooLarge = () => new ApiError("payload_too_large", "The request body may not be larger than 1 MiB.");
+
+/**
+ * The one body parser: JSON whatever the content-type says, at most MAX_BODY_BYTES, an empty body
+ * as {}. The raw text is kept for the routes that store a member exactly as sent (meta).
+ */
+async function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
+  const text = await readBody(request);
+  if (text.trim() === "") return {};
+  rememberRawBody(request, text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError("malformed_json", "The request body is not valid JSON.");
+  }
+  // Absurdly nested JSON would overflow the stack of every recursive walk after this point.
+  assertShallow(value);
+  return value;
+}
 
 export function buildDeps(options: CreateAppOptions): AppDeps {
   const config: Config = { ...DEFAULT_CONFIG, ...options.config };
@@ -168,20 +189,7 @@ export function composeApp(deps: AppDeps) {
         if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
       }
     })
-    .onParse(async ({ request }) => {
-      const text = await readBody(request);
-      if (text.trim() === "") return {};
-      rememberRawBody(request, text);
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        throw new ApiError("malformed_json", "The request body is not valid JSON.");
-      }
-      // Absurdly nested JSON would overflow the stack of every recursive walk after this point.
-      assertShallow(value);
-      return value;
-    })
+    .onParse(parseJsonBody)
     .onError(({ code, error, request, set }) => {
       const rendered = renderError(code, error, requestIds.get(request)?.id ?? "-", deps.log, request);
       set.status = rendered.status;
@@ -198,7 +206,7 @@ export function composeApp(deps: AppDeps) {
     })
     // --rate-limit and --chaos (off by default: then no hook at all); before every route.
     .use(limits(deps))
-    .use(openapiRoutes(VERSION))
+    .use(openapiRoutes(deps, { version: VERSION, license: LICENSE, jsonParser: parseJsonBody }))
     .use(webpaymentRoutes(deps))
     .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))
