@@ -130,6 +130,20 @@ export const OPTIONS: readonly Option[] = [
     help: "believe X-Forwarded-For/-Host and Forwarded from a proxy in front",
   },
   {
+    key: "webhookAllow",
+    flag: "--webhook-allow",
+    env: "PAYSANDBOX_WEBHOOK_ALLOW",
+    kind: "list",
+    help: "webhook targets beyond loopback: HOST, HOST:PORT, *.DOMAIN or *",
+  },
+  {
+    key: "smtpAllow",
+    flag: "--smtp-allow",
+    env: "PAYSANDBOX_SMTP_ALLOW",
+    kind: "list",
+    help: "recipients --smtp relays to besides reserved test domains: ADDRESS, @DOMAIN or *",
+  },
+  {
     key: "maxMerchants",
     flag: "--max-merchants",
     env: "PAYSANDBOX_MAX_MERCHANTS",

@@ -14,6 +14,7 @@ import {
   retryDelayMs,
   SNIPPET_CHARS,
 } from "./policy";
+import { targetRefusedMessage, WebhookTargets } from "./targets";
 import { HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, signatureHeader } from "./signing";
 
 export interface DispatcherOptions {
@@ -23,6 +24,8 @@ export interface DispatcherOptions {
   log: Logger;
   /** Real-time limit for the receiver's answer (default 10 s). */
   timeoutMs?: number;
+  /** Which targets are sent to and whose answers are logged (default: loopback targets, sandbox on loopback). */
+  targets?: WebhookTargets;
 }
 
 interface Outcome {
@@ -60,8 +63,10 @@ export class WebhookDispatcher implements Worker {
   private readonly clock: SandboxClock;
   private readonly log: Logger;
   timeoutMs: number;
+  private readonly targets: WebhookTargets;
 
   constructor(options: DispatcherOptions) {
+    this.targets = options.targets ?? new WebhookTargets({ webhookAllow: [], host: "127.0.0.1" });
     this.db = options.db;
     this.clock = options.clock;
     this.log = options.log;
@@ -175,6 +180,17 @@ export class WebhookDispatcher implements Worker {
   }
 
   private async post(row: DueRow): Promise<Outcome> {
+    if (!this.targets.allows(row.target_url)) {
+      // No request at all: a sandbox reachable from a LAN must not POST into other machines.
+      const host = safeHost(row.target_url);
+      return { success: false, statusCode: null, snippet: null, error: targetRefusedMessage(host), interrupted: false };
+    }
+    const outcome = await this.request(row);
+    // Status and timing are always logged; what the target answered only when it may be shown.
+    return this.targets.showsBody(row.target_url) ? outcome : { ...outcome, snippet: null };
+  }
+
+  private async request(row: DueRow): Promise<Outcome> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
     const signal = AbortSignal.any([timeout.signal, this.stopping.signal]);
@@ -280,5 +296,14 @@ function safeTarget(url: string): string {
     return parsed.origin + parsed.pathname;
   } catch {
     return "(invalid url)";
+  }
+}
+
+/** The host[:port] of a target URL, for messages. */
+function safeHost(target: string): string {
+  try {
+    return new URL(target).host;
+  } catch {
+    return "(invalid URL)";
   }
 }

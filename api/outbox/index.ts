@@ -20,7 +20,10 @@ export const EmailRecord = t.Object({
   html: t.String({ description: "The HTML part" }),
   invoice_id: NullableString,
   transaction_id: NullableString,
-  relay_status: t.String({ description: "off (no --smtp) | pending | sent | failed" }),
+  relay_status: t.String({
+    description:
+      "off (no --smtp) | pending | sent | failed | blocked (recipient not allowed by --smtp-allow; see relay_error)",
+  }),
   relay_error: NullableString,
   relayed_at: t.Union([Timestamp, t.Null()]),
   created_at: Timestamp,
