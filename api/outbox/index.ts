@@ -138,8 +138,12 @@ export function outboxRoutes(deps: AppDeps) {
         }
         if (format === ".html") {
           set.headers["content-type"] = "text/html; charset=utf-8";
-          // The page is the e-mail as sent; it may not run script or load anything but images.
-          set.headers["content-security-policy"] = "default-src 'none'; img-src * data:; style-src 'unsafe-inline'";
+          // The page is the e-mail as sent; it may not run script or load anything but images, and
+          // only the sandbox's own pages may frame it (no clickjacking a link in a receipt).
+          set.headers["content-security-policy"] =
+            "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+          set.headers["x-frame-options"] = "SAMEORIGIN";
+          set.headers["x-content-type-options"] = "nosniff";
           return row.html;
         }
         if (format === ".eml") {
