@@ -31,6 +31,8 @@ export class SandboxClock {
   private readonly listeners: { run: TickListener; pending?: PendingMerchants }[] = [];
   /** Job runs of real-time ticks (one per merchant and runner), for tests that bound the tick's cost. */
   visits = 0;
+  /** Each merchant's last advance: the sandbox times it jumped from and to, and the real time it happened. */
+  private readonly jumps = new Map<string, { fromMs: number; toMs: number; realMs: number }>();
 
   constructor(
     private readonly db: Database,
@@ -77,6 +79,7 @@ export class SandboxClock {
         `expected a clock no later than ${LATEST_CLOCK_TEXT}, got ${formatTimestamp(new Date(target))}`,
       );
     }
+    this.jumps.set(merchantId, { fromMs: this.now(merchantId).getTime(), toMs: target, realMs: this.realNow() });
     const firstMidnight = Math.floor(this.now(merchantId).getTime() / DAY_MS) * DAY_MS + DAY_MS;
     // The new time is stored first: a job that fails on the way leaves the clock where it was asked
     // to be, and what it did not run is caught up by the next tick (jobs are decided by timestamps).
@@ -102,11 +105,29 @@ export class SandboxClock {
   resetToRealTime(merchantId: string): void {
     this.db.query("UPDATE merchants SET clock_offset_ms = 0 WHERE id = ?").run(merchantId);
     this.offsets.set(merchantId, 0);
+    this.jumps.delete(merchantId);
   }
 
   /** Drops what the clock remembers of a deleted merchant. */
   forget(merchantId: string): void {
     this.offsets.delete(merchantId);
+    this.jumps.delete(merchantId);
+  }
+
+  /**
+   * The sandbox time at which a job due at `dueMs` runs when it runs now. Normally now; but a
+   * job the last advance jumped over runs, in sandbox time, when it fell due (plus the real time
+   * since the jump), not a day later where the jump landed — the way settlement stops at each
+   * midnight on the way. A job already overdue before the jump runs at the jump's start.
+   * Never later than now.
+   * @example clock.advance(m, 86_400_000); clock.runTime(m, dueTenSecondsAfterTheStart) // ≈ start + 10 s, not start + 1 day
+   */
+  runTime(merchantId: string, dueMs: number): Date {
+    const now = this.now(merchantId).getTime();
+    const jump = this.jumps.get(merchantId);
+    if (!jump || dueMs > jump.toMs) return new Date(now);
+    const since = Math.max(0, this.realNow() - jump.realMs);
+    return new Date(Math.min(now, Math.max(dueMs, jump.fromMs) + since));
   }
 
   /**
