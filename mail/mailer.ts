@@ -44,7 +44,7 @@ export interface EmailRow {
   raw: string;
   invoice_id: string | null;
   transaction_id: string | null;
-  relay_status: "off" | "pending" | "sent" | "failed";
+  relay_status: "off" | "pending" | "sent" | "failed" | "blocked";
   relay_error: string | null;
   relayed_at: string | null;
   created_at: string;
@@ -94,6 +94,32 @@ export function ccOf(row: Pick<EmailRow, "cc_addresses">): string[] {
   }
 }
 
+/**
+ * Domains reserved for examples and tests (RFC 2606, RFC 6761): no real person receives mail there,
+ * so --smtp relays to them without --smtp-allow.
+ */
+const RESERVED_DOMAINS = /(^|\.)(example\.(com|net|org)|example|test|invalid|localhost)$/i;
+
+/** Why an e-mail was stored but not relayed; shown as its relay_error. */
+export function relayBlockedMessage(to: string): string {
+  return `Not relayed: ${to} is not an allowed recipient. Reserved test domains (example.com, *.test, …) are relayed; start with --smtp-allow ${to} (or @domain, or *) to relay to it.`;
+}
+
+/**
+ * Which recipients --smtp relays to: reserved test domains, and the --smtp-allow entries
+ * (ADDRESS, @DOMAIN, *). With the public web payments token anyone can make the sandbox e-mail a
+ * receipt; through a real relay that would be an open relay to any address.
+ */
+export function relayAllows(allow: readonly string[], to: string): boolean {
+  const address = to.trim().toLowerCase();
+  const domain = address.slice(address.lastIndexOf("@") + 1);
+  if (RESERVED_DOMAINS.test(domain)) return true;
+  return allow.some((entry) => {
+    const rule = entry.toLowerCase();
+    return rule === "*" || rule === address || (rule.startsWith("@") && rule.slice(1) === domain);
+  });
+}
+
 export class Mailer {
   private composer: Transporter | null = null;
   private relay: Transporter | null = null;
@@ -101,7 +127,7 @@ export class Mailer {
 
   constructor(
     private readonly db: Database,
-    private readonly options: { smtpUrl: string; log: Logger; now: () => string },
+    private readonly options: { smtpUrl: string; smtpAllow?: readonly string[]; log: Logger; now: () => string },
   ) {
     if (options.smtpUrl) smtpOptions(options.smtpUrl); // a bad URL is a start-up error, not a silent one
   }
@@ -128,11 +154,16 @@ export class Mailer {
     });
     const raw = (info.message as Buffer).toString("utf8");
     const id = crypto.randomUUID();
+    const relay = !this.options.smtpUrl
+      ? "off"
+      : relayAllows(this.options.smtpAllow ?? [], mail.to)
+        ? "pending"
+        : "blocked";
     this.db
       .query(
         `INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, cc_addresses, reply_to, subject,
-           text, html, raw, invoice_id, transaction_id, relay_status, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -149,10 +180,12 @@ export class Mailer {
         raw,
         mail.invoiceId ?? null,
         mail.transactionId ?? null,
-        this.options.smtpUrl ? "pending" : "off",
+        relay,
+        relay === "blocked" ? relayBlockedMessage(mail.to) : null,
         this.options.now(),
       );
-    if (this.options.smtpUrl) this.track(this.relayMessage(id, mail.from.address, [mail.to, ...(mail.cc ?? [])], raw));
+    if (relay === "pending")
+      this.track(this.relayMessage(id, mail.from.address, this.recipients(mail.to, mail.cc), raw));
     return this.get(id)!;
   }
 
@@ -161,6 +194,11 @@ export class Mailer {
   }
 
   /** Relays the stored bytes to every recipient (To and Cc: the envelope, since the raw message is sent as is). */
+  /** The envelope: the recipient, and the copies (Cc) the relay policy allows too (relayAllows). */
+  private recipients(to: string, cc: readonly string[] = []): string[] {
+    return [to, ...cc.filter((address) => relayAllows(this.options.smtpAllow ?? [], address))];
+  }
+
   private async relayMessage(id: string, from: string, to: string[], raw: string): Promise<void> {
     try {
       this.relay ??= (await loadNodemailer()).default.createTransport(smtpOptions(this.options.smtpUrl));
@@ -207,7 +245,7 @@ export class Mailer {
       .query<EmailRow, []>("SELECT * FROM emails WHERE relay_status = 'pending' ORDER BY created_at, rowid")
       .all();
     for (const row of rows)
-      this.track(this.relayMessage(row.id, row.from_address, [row.to_address, ...ccOf(row)], row.raw));
+      this.track(this.relayMessage(row.id, row.from_address, this.recipients(row.to_address, ccOf(row)), row.raw));
     return rows.length;
   }
 

@@ -317,4 +317,17 @@ describe("receipt options through a real SMTP server", () => {
     expect(parsed.text).not.toContain("SECRET-CODE-42");
     expect((await ctx.call("GET", "/_sandbox/emails/latest", { auth: false })).body.relay_status).toBe("sent");
   });
+
+  test("a copy to an address the relay policy does not allow stays in the Cc header but is not relayed to", async () => {
+    const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
+    await configure(ctx, { receipt_cc: ["books@example.com", "owner@real-company.com"] });
+    const paid = await pay(ctx, {});
+    expect(paid.status).toBe(200);
+    await ctx.deps.mailer.idle();
+    const mine = received.filter((r) => r.parsed.text?.includes(paid.body.id));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.envelopeTo).toEqual(["ada@example.com", "books@example.com"]);
+    const email = (await ctx.call("GET", "/_sandbox/emails/latest", { auth: false })).body;
+    expect(email.cc).toEqual(["books@example.com", "owner@real-company.com"]);
+  });
 });

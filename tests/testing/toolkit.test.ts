@@ -215,6 +215,16 @@ describe("merchants and helpers", () => {
     expect((await json(`${sandbox.url}/transaction`, { key: one.apiKey })).body.total).toBe(1);
   });
 
+  test("a suite can make more merchants than a long-lived sandbox's default cap of 1,000", async () => {
+    // 1,001 merchants in batches: the server's default cap would refuse the last one with a 422.
+    const made: Merchant[] = [];
+    for (let batch = 0; made.length < 1_001; batch++) {
+      const size = Math.min(50, 1_001 - made.length);
+      made.push(...(await Promise.all(Array.from({ length: size }, () => sandbox.merchant()))));
+    }
+    expect(new Set(made.map((m) => m.id)).size).toBe(1_001);
+  });
+
   test("clock.advance(days) settles that merchant's batch and lands its deposit, and no one else's clock moves", async () => {
     const merchant = await sandbox.merchant();
     const sale = await charge(sandbox, merchant, cards.mastercard.approve.number, 20);
@@ -306,7 +316,7 @@ describe("merchants and helpers", () => {
     });
     expect(created.record.total).toBe(7);
     expect(created.deliveryId).toBeTruthy();
-    expect(created.headers["paysandbox-signature"]).toMatch(/t=\d+,v1=[0-9a-f]{64}/);
+    expect(created.headers["paysandbox-signature"]).toMatch(/t=\d+,v2=[0-9a-f]{64}/);
     expect(receiver.deliveries.length).toBeGreaterThan(0);
     // Another merchant's deliveries never arrive here.
     await charge(sandbox, other, cards.visa.approve.number, 8);
@@ -327,7 +337,11 @@ describe("merchants and helpers", () => {
     const merchant = await sandbox.merchant();
     const receiver = await merchant.webhooks.receiver();
     const body = JSON.stringify({ id: "forged" });
-    const signature = signatureHeader("whsec_not_the_merchants", body, Math.floor(Date.now() / 1000));
+    const signature = signatureHeader(
+      "whsec_not_the_merchants",
+      { deliveryId: "forged-delivery", event: "create_customer", body },
+      Math.floor(Date.now() / 1000),
+    );
     const waiting = receiver.waitFor("create_customer").catch((error: Error) => error);
     const answer = await fetch(receiver.url, {
       method: "POST",
