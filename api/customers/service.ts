@@ -34,6 +34,34 @@ export interface CustomerRow {
   deleted_at: string | null;
 }
 
+/** Every column of a customer row, for queries that read one joined to another table. */
+export const CUSTOMER_COLUMNS = [
+  "id",
+  "merchant_id",
+  "firstname",
+  "lastname",
+  "company",
+  "email",
+  "phone",
+  "address_1",
+  "address_2",
+  "address_city",
+  "address_state",
+  "address_zip",
+  "address_country",
+  "reference",
+  "notes",
+  "options",
+  "cc_emails",
+  "cc_sms",
+  "allow_invoice_credit_card_payments",
+  "gravatar",
+  "match_key",
+  "created_at",
+  "updated_at",
+  "deleted_at",
+] as const satisfies readonly (keyof CustomerRow)[];
+
 /** The customer record of docs/contract.md §6: the type of its schema. */
 export type Customer = typeof CustomerRecord.static;
 

@@ -1,11 +1,17 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import type { SandboxClock } from "../../lib/clock";
 import { hmacHex } from "../../lib/crypto";
 import { detectBrand, digitsOnly, type CardBrand } from "../../payjs/card-rules";
 import { MESSAGES } from "../../payjs/messages";
 import { addError, CUSTOMER_FIELDS, validateAvs, validateTokenizeInput } from "../../payjs/validation";
 import { bankOutcome, findTestCard, type Outcome } from "../../processor/test-data";
-import { customerRecord, type CustomerInput, type CustomerService } from "../customers/service";
+import {
+  CUSTOMER_COLUMNS,
+  customerRecord,
+  type CustomerInput,
+  type CustomerRow,
+  type CustomerService,
+} from "../customers/service";
 import { ApiError, assertValid, invalidState, notFound } from "../errors";
 import type { PaymentMethodRecord } from "../models";
 import type { MerchantRow } from "../merchants/service";
@@ -60,14 +66,22 @@ function splitName(personName: string): { firstname: string; lastname: string } 
   return { firstname: parts[0] ?? "", lastname: parts.slice(1).join(" ") };
 }
 
+/** The payment method and its customer in one read (POST /charge's only SELECT): customer columns come as "customer.<name>". */
+const WITH_CUSTOMER_SQL = `SELECT p.*, ${CUSTOMER_COLUMNS.map((c) => `c.${c} AS "customer.${c}"`).join(", ")}
+  FROM payment_methods p JOIN customers c ON c.id = p.customer_id WHERE p.id = ? AND p.merchant_id = ?`;
+
 export class PaymentMethodService {
+  private readonly withCustomer: Statement<Record<string, unknown>, [string, string]>;
+
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
     private readonly customers: CustomerService,
     /** Key of the card fingerprints, one per database. */
     private readonly fingerprintKey: string,
-  ) {}
+  ) {
+    this.withCustomer = db.prepare(WITH_CUSTOMER_SQL);
+  }
 
   find(merchantId: string, id: string): PaymentMethodRow | null {
     return this.db
@@ -127,13 +141,30 @@ export class PaymentMethodService {
     return this.record(this.get(merchantId, id));
   }
 
-  /** A payment method that can be charged now: not deleted, and a card not past its expiry. */
+  /** A payment method that can be charged now: not deleted (a card's expiry is the charge's to check). */
   chargeable(merchantId: string, id: string): PaymentMethodRow {
     const row = this.find(merchantId, id);
     // Like a path id, a referenced record of another merchant is indistinguishable from none.
     if (!row) throw new ApiError("not_found", "Payment method not found.", { param: "payment_method_id" });
     if (row.deleted_at) throw invalidState("The payment method was deleted and can no longer be charged.");
     return row;
+  }
+
+  /**
+   * As chargeable(), with the customer, in one SELECT: a charge's record needs both, and this is
+   * the one read of POST /charge that no cache can answer (README "Performance").
+   */
+  chargeableWithCustomer(merchantId: string, id: string): { pm: PaymentMethodRow; customer: CustomerRow } {
+    const joined = this.withCustomer.get(id, merchantId);
+    // Like a path id, a referenced record of another merchant is indistinguishable from none.
+    if (!joined) throw new ApiError("not_found", "Payment method not found.", { param: "payment_method_id" });
+    const customer: Record<string, unknown> = {};
+    for (const column of CUSTOMER_COLUMNS) customer[column] = joined[`customer.${column}`];
+    // The "customer.*" members stay on this row object (deleting them costs more than they do);
+    // the charge reads its members by name only.
+    const pm = joined as unknown as PaymentMethodRow;
+    if (pm.deleted_at) throw invalidState("The payment method was deleted and can no longer be charged.");
+    return { pm, customer: customer as unknown as CustomerRow };
   }
 
   /**

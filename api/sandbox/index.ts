@@ -117,5 +117,7 @@ export function resetMerchant(deps: AppDeps, merchantId: string): Record<string,
     for (const table of tables)
       deleted[table] = db.query(`DELETE FROM "${table}" WHERE merchant_id = ?`).run(merchantId).changes;
   }).immediate();
+  // The webhooks are gone: the outbox must not keep sending to its cached list of them.
+  deps.services.webhooks.forget(merchantId);
   return deleted;
 }
