@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import type { SandboxClock } from "../../lib/clock";
 import type { EventBus } from "../../lib/events";
 import { parseJson } from "../../lib/json";
@@ -33,34 +33,6 @@ export interface CustomerRow {
   updated_at: string;
   deleted_at: string | null;
 }
-
-/** Every column of a customer row, for queries that read one joined to another table. */
-export const CUSTOMER_COLUMNS = [
-  "id",
-  "merchant_id",
-  "firstname",
-  "lastname",
-  "company",
-  "email",
-  "phone",
-  "address_1",
-  "address_2",
-  "address_city",
-  "address_state",
-  "address_zip",
-  "address_country",
-  "reference",
-  "notes",
-  "options",
-  "cc_emails",
-  "cc_sms",
-  "allow_invoice_credit_card_payments",
-  "gravatar",
-  "match_key",
-  "created_at",
-  "updated_at",
-  "deleted_at",
-] as const satisfies readonly (keyof CustomerRow)[];
 
 /** The customer record of docs/contract.md §6: the type of its schema. */
 export type Customer = typeof CustomerRecord.static;
@@ -123,17 +95,20 @@ export function matchKey(email: string, firstname: string, lastname: string): st
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
 export class CustomerService {
+  /** Read by every transaction record: prepared once. */
+  private readonly byId: Statement<CustomerRow, [string, string]>;
+
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
     private readonly events: EventBus,
-  ) {}
+  ) {
+    this.byId = db.prepare("SELECT * FROM customers WHERE id = ? AND merchant_id = ?");
+  }
 
   /** A customer of this merchant (deleted ones included), or null. */
   find(merchantId: string, id: string): CustomerRow | null {
-    return this.db
-      .query<CustomerRow, [string, string]>("SELECT * FROM customers WHERE id = ? AND merchant_id = ?")
-      .get(id, merchantId);
+    return this.byId.get(id, merchantId);
   }
 
   /** As find, but 404 for a customer of another merchant or none. */
