@@ -15,6 +15,7 @@ import { receiptRoutes } from "./api/receipts/index";
 import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { depositRoutes } from "./api/deposits/index";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
+import { checkCrossSite, checkHost, checkLoopbackClient, HostAllowlist, isControlPath, requestHost } from "./api/guard";
 import { assertShallow, limits } from "./api/limits";
 import { openapiRoutes } from "./api/openapi-ui";
 import { paymentMethodRoutes } from "./api/payment-methods/index";
@@ -36,6 +37,8 @@ import pkg from "./package.json";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
 
 export const VERSION: string = pkg.version;
+/** The license of this project (package.json), stated in the OpenAPI document. */
+const LICENSE = { name: `${pkg.license} License`, identifier: pkg.license };
 
 export interface CreateAppOptions {
   db: Database;
@@ -85,6 +88,25 @@ async function readBody(request: Request): Promise<string> {
 }
 
 const tooLarge = () => new ApiError("payload_too_large", "The request body may not be larger than 1 MiB.");
+
+/**
+ * The one body parser: JSON whatever the content-type says, at most MAX_BODY_BYTES, an empty body
+ * as {}. The raw text is kept for the routes that store a member exactly as sent (meta).
+ */
+async function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
+  const text = await readBody(request);
+  if (text.trim() === "") return {};
+  rememberRawBody(request, text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError("malformed_json", "The request body is not valid JSON.");
+  }
+  // Absurdly nested JSON would overflow the stack of every recursive walk after this point.
+  assertShallow(value);
+  return value;
+}
 
 export function buildDeps(options: CreateAppOptions): AppDeps {
   const config: Config = { ...DEFAULT_CONFIG, ...options.config };
@@ -163,30 +185,25 @@ export function composeApp(deps: AppDeps) {
     if (!entry) requestIds.set(request, (entry = { id: crypto.randomUUID(), start: NaN }));
     return entry.id;
   };
+  const hosts = new HostAllowlist(deps.config, () => deps.publicUrl);
   const app = new Elysia()
     .decorate("deps", deps)
-    .onRequest(({ request, set }) => {
+    // The pipeline, in order (docs/security.md): host check → CORS → cross-site and loopback
+    // checks of the sandbox controls → rate limits → auth → validation → handler → error envelope.
+    .onRequest(({ request, set, server }) => {
       if (deps.config.logRequests) requestIds.set(request, { id: crypto.randomUUID(), start: performance.now() });
+      checkHost(request, deps.config, hosts, server);
       const path = new URL(request.url).pathname;
+      if (isControlPath(path)) {
+        checkLoopbackClient(request, deps.config, server);
+        checkCrossSite(request, requestHost(request, deps.config));
+      }
       if (CORS_PREFIXES.some((prefix) => path.startsWith(prefix))) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
       }
     })
-    .onParse(async ({ request }) => {
-      const text = await readBody(request);
-      if (text.trim() === "") return {};
-      rememberRawBody(request, text);
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        throw new ApiError("malformed_json", "The request body is not valid JSON.");
-      }
-      // Absurdly nested JSON would overflow the stack of every recursive walk after this point.
-      assertShallow(value);
-      return value;
-    })
+    .onParse(parseJsonBody)
     .onError(({ code, error, request, set }) => {
       const id = requestIdOf(request);
       const rendered = renderError(code, error, id, deps.log, request);
@@ -201,7 +218,7 @@ export function composeApp(deps: AppDeps) {
     .use(requestLog(deps, requestIds))
     // --rate-limit and --chaos (off by default: then no hook at all); before every route.
     .use(limits(deps))
-    .use(openapiRoutes(VERSION))
+    .use(openapiRoutes(deps, { version: VERSION, license: LICENSE, jsonParser: parseJsonBody }))
     .use(webpaymentRoutes(deps))
     .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))

@@ -17,8 +17,18 @@ export interface Config {
   defaultWebPaymentsToken: string;
   /** API key of the default merchant. */
   defaultApiKey: string;
-  /** Allow /_sandbox routes and the dashboard from non-loopback clients. */
+  /** Allow /_sandbox routes and the dashboard from non-loopback clients (--allow-remote-sandbox). */
   allowRemote: boolean;
+  /** Extra Host names (NAME or NAME:PORT) the sandbox answers besides loopback and its own addresses. */
+  allowHost: string[];
+  /** Believe X-Forwarded-For / Forwarded / X-Forwarded-Host from the proxy in front; ignored (and distrusted) otherwise. */
+  trustProxy: boolean;
+  /** Webhook targets beyond loopback: HOST, HOST:PORT, *.DOMAIN, or * for any. */
+  webhookAllow: string[];
+  /** E-mail recipients --smtp relays to: ADDRESS, @DOMAIN, or * for any. Everything still reaches the outbox. */
+  smtpAllow: string[];
+  /** How many merchants POST /_sandbox/merchants may create in one database. */
+  maxMerchants: number;
   /** Requests per minute for public routes per token and merchant routes per key, e.g. "10/150"; empty = off. */
   rateLimit: string;
   /** Fraction (0..1) of requests that fail with a 500 or stall, for testing integrator retries; 0 = off. */
@@ -47,6 +57,11 @@ export const DEFAULT_CONFIG: Config = {
   defaultWebPaymentsToken: "sandbox_web_payments_token",
   defaultApiKey: "sandbox_api_key",
   allowRemote: false,
+  allowHost: [],
+  trustProxy: false,
+  webhookAllow: [],
+  smtpAllow: [],
+  maxMerchants: 1000,
   rateLimit: "",
   chaos: 0,
   dev: false,
@@ -60,8 +75,10 @@ interface Option {
   key: keyof Config;
   flag: string;
   env: string;
-  kind: "string" | "number" | "boolean";
+  kind: "string" | "number" | "boolean" | "list";
   help: string;
+  /** Older spellings still accepted. */
+  aliases?: string[];
 }
 
 export const OPTIONS: readonly Option[] = [
@@ -98,10 +115,25 @@ export const OPTIONS: readonly Option[] = [
   },
   {
     key: "allowRemote",
-    flag: "--allow-remote",
-    env: "PAYSANDBOX_ALLOW_REMOTE",
+    flag: "--allow-remote-sandbox",
+    env: "PAYSANDBOX_ALLOW_REMOTE_SANDBOX",
     kind: "boolean",
     help: "serve /_sandbox and the dashboard to non-loopback clients",
+    aliases: ["--allow-remote"],
+  },
+  {
+    key: "allowHost",
+    flag: "--allow-host",
+    env: "PAYSANDBOX_ALLOW_HOST",
+    kind: "list",
+    help: "also answer this Host name (NAME or NAME:PORT; repeat or comma-separate)",
+  },
+  {
+    key: "trustProxy",
+    flag: "--trust-proxy",
+    env: "PAYSANDBOX_TRUST_PROXY",
+    kind: "boolean",
+    help: "believe X-Forwarded-For/-Host and Forwarded from a proxy in front",
   },
   {
     key: "rateLimit",
@@ -144,7 +176,20 @@ export const OPTIONS: readonly Option[] = [
 
 export class ConfigError extends Error {}
 
-function convert(option: Option, raw: string): string | number | boolean {
+/** A Host allowlist entry: a DNS name or IP literal ([v6] in brackets), with an optional port. */
+const HOST_ENTRY =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+/** A webhook allowlist entry: a host as above, a *.domain wildcard, or * alone. */
+const WEBHOOK_ENTRY = /^(?:\*|\*\.[a-z0-9.-]+|[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+/** An SMTP allowlist entry: an address, @domain, or * alone. */
+const SMTP_ENTRY = /^(?:\*|@[a-z0-9.-]+\.[a-z]{2,}|[^\s@,]+@[a-z0-9.-]+\.[a-z]{2,})$/i;
+
+function convert(option: Option, raw: string): string | number | boolean | string[] {
+  if (option.kind === "list")
+    return raw
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean);
   if (option.kind === "boolean") return !["0", "false", "no", "off", ""].includes(raw.toLowerCase());
   if (option.kind === "number") {
     const value = Number(raw);
@@ -159,6 +204,7 @@ function convert(option: Option, raw: string): string | number | boolean {
 /** Reads env then flags over the defaults. Unknown flags are an error. */
 export function loadConfig(argv: readonly string[], env: Record<string, string | undefined>): Config {
   const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
+  const listFromFlags = new Set<string>();
   for (const option of OPTIONS) {
     const raw = env[option.env];
     if (raw !== undefined) config[option.key] = convert(option, raw);
@@ -168,7 +214,7 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
     const [flag, inline] = arg.includes("=")
       ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
       : [arg];
-    const option = OPTIONS.find((o) => o.flag === flag);
+    const option = OPTIONS.find((o) => o.flag === flag || o.aliases?.includes(flag!));
     if (!option) throw new ConfigError(`unknown option ${flag} (see --help)`);
     if (option.kind === "boolean" && inline === undefined) {
       config[option.key] = true;
@@ -176,7 +222,13 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
     }
     const value = inline ?? argv[++i];
     if (value === undefined) throw new ConfigError(`${flag} needs a value`);
-    config[option.key] = convert(option, value);
+    const converted = convert(option, value);
+    // A list flag may be given several times; env values are replaced, earlier flags kept.
+    if (option.kind === "list") {
+      const seen = listFromFlags.has(option.key) ? (config[option.key] as string[]) : [];
+      listFromFlags.add(option.key);
+      config[option.key] = [...seen, ...(converted as string[])];
+    } else config[option.key] = converted;
   }
   const result = config as unknown as Config;
   if (!Number.isInteger(result.port) || result.port < 0 || result.port > 65535) {
@@ -190,6 +242,20 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
     );
   if (result.smtpUrl !== "" && !/^smtps?:\/\/[^\s/?#]+(:\d+)?\/?$/i.test(result.smtpUrl))
     throw new ConfigError(`--smtp expects smtp://host:port (or smtps://), got "${result.smtpUrl}"`);
+  if (!Number.isInteger(result.maxMerchants) || result.maxMerchants < 1)
+    throw new ConfigError(`--max-merchants must be a whole number of at least 1, got ${result.maxMerchants}`);
+  const badEntry = (flag: string, list: string[], pattern: RegExp, shape: string) => {
+    const bad = list.find((entry) => !pattern.test(entry) || Number(/:(\d+)$/.exec(entry)?.[1] ?? 1) > 65535);
+    if (bad !== undefined) throw new ConfigError(`${flag} expects ${shape}, got "${bad}"`);
+  };
+  badEntry(
+    "--allow-host",
+    result.allowHost,
+    HOST_ENTRY,
+    "a host name or IP, optionally with :PORT (e.g. myhost.local:7290)",
+  );
+  badEntry("--webhook-allow", result.webhookAllow, WEBHOOK_ENTRY, "HOST, HOST:PORT, *.DOMAIN or *");
+  badEntry("--smtp-allow", result.smtpAllow, SMTP_ENTRY, "an e-mail address, @DOMAIN or *");
   return result;
 }
 
@@ -205,7 +271,7 @@ export function helpText(): string {
   const lines = OPTIONS.map((o) => {
     const flag = o.kind === "boolean" ? o.flag : `${o.flag} <${o.kind === "number" ? "n" : "value"}>`;
     const def = DEFAULT_CONFIG[o.key];
-    const shown = def === "" || def === false ? "" : ` (default ${def})`;
+    const shown = def === "" || def === false || (Array.isArray(def) && def.length === 0) ? "" : ` (default ${def})`;
     return `  ${flag.padEnd(28)} ${o.help}${shown}\n  ${"".padEnd(28)} env ${o.env}`;
   });
   return [

@@ -14,65 +14,72 @@ export const ErrorBody = t.Object(
     code: t.String({ description: "one of the documented error codes" }),
     errors: t.Optional(t.Record(t.String(), t.Array(t.String()))),
   },
-  { additionalProperties: true, description: "The error envelope of every non-2xx answer" },
+  { title: "Error", additionalProperties: true, description: "The error envelope of every non-2xx answer" },
 );
 
 export const Meta = t.Object(
   {},
   {
+    title: "Meta",
     additionalProperties: true,
     description: "Free-form: reference, memo, subtotal, tax, lineItems and any other member, kept as given",
   },
 );
 
-export const CustomerRecord = t.Object({
-  id: t.String(),
-  firstname: t.String(),
-  lastname: t.String(),
-  company: t.String(),
-  email: t.String(),
-  phone: t.String(),
-  address_1: t.String(),
-  address_2: t.String(),
-  address_city: t.String(),
-  address_state: t.String(),
-  address_zip: t.String(),
-  address_country: t.String(),
-  reference: t.String(),
-  notes: Nullable(t.String()),
-  options: Nullable(t.Record(t.String(), t.Unknown())),
-  cc_emails: Nullable(t.Array(t.String())),
-  cc_sms: Nullable(t.Array(t.String())),
-  allow_invoice_credit_card_payments: t.Boolean(),
-  gravatar: t.Boolean(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  deleted_at: NullableTimestamp,
-});
+export const CustomerRecord = t.Object(
+  {
+    id: t.String(),
+    firstname: t.String(),
+    lastname: t.String(),
+    company: t.String(),
+    email: t.String(),
+    phone: t.String(),
+    address_1: t.String(),
+    address_2: t.String(),
+    address_city: t.String(),
+    address_state: t.String(),
+    address_zip: t.String(),
+    address_country: t.String(),
+    reference: t.String(),
+    notes: Nullable(t.String()),
+    options: Nullable(t.Record(t.String(), t.Unknown())),
+    cc_emails: Nullable(t.Array(t.String())),
+    cc_sms: Nullable(t.Array(t.String())),
+    allow_invoice_credit_card_payments: t.Boolean(),
+    gravatar: t.Boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    deleted_at: NullableTimestamp,
+  },
+  { title: "Customer" },
+);
 
-export const PaymentMethodRecord = t.Object({
-  id: t.String(),
-  customer_id: t.String(),
-  merchant_id: t.String(),
-  method: t.Union([t.Literal("card"), t.Literal("bank")]),
-  person_name: t.String(),
-  nickname: t.String(),
-  has_cvv: t.Boolean(),
-  card_type: Nullable(t.String()),
-  card_last_four: Nullable(t.String()),
-  card_exp: Nullable(t.String({ description: "MMYY" })),
-  bank_name: Nullable(t.String()),
-  bank_type: Nullable(t.String()),
-  bank_holder_type: Nullable(t.String()),
-  bank_last_four: Nullable(t.String()),
-  address_zip: Nullable(t.String()),
-  address_1: Nullable(t.String()),
-  fingerprint: t.String({ description: "Same card or account → same fingerprint, within this sandbox" }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  deleted_at: NullableTimestamp,
-  customer: CustomerRecord,
-});
+export const PaymentMethodRecord = t.Object(
+  {
+    id: t.String(),
+    customer_id: t.String(),
+    merchant_id: t.String(),
+    method: t.Union([t.Literal("card"), t.Literal("bank")]),
+    person_name: t.String(),
+    nickname: t.String(),
+    has_cvv: t.Boolean(),
+    card_type: Nullable(t.String()),
+    card_last_four: Nullable(t.String()),
+    card_exp: Nullable(t.String({ description: "MMYY" })),
+    bank_name: Nullable(t.String()),
+    bank_type: Nullable(t.String()),
+    bank_holder_type: Nullable(t.String()),
+    bank_last_four: Nullable(t.String()),
+    address_zip: Nullable(t.String()),
+    address_1: Nullable(t.String()),
+    fingerprint: t.String({ description: "Same card or account → same fingerprint, within this sandbox" }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    deleted_at: NullableTimestamp,
+    customer: CustomerRecord,
+  },
+  { title: "PaymentMethod" },
+);
 
 const transactionFields = {
   id: t.String(),
@@ -126,49 +133,57 @@ const transactionFields = {
 };
 
 /** Children (captures, voids, refunds) have no children of their own. */
-export const ChildTransactionRecord = t.Object({ ...transactionFields, child_transactions: t.Array(t.Unknown()) });
-export const TransactionRecord = t.Object({
-  ...transactionFields,
-  child_transactions: t.Array(ChildTransactionRecord),
-});
+export const ChildTransactionRecord = t.Object(
+  { ...transactionFields, child_transactions: t.Array(t.Unknown()) },
+  { title: "ChildTransaction" },
+);
+export const TransactionRecord = t.Object(
+  { ...transactionFields, child_transactions: t.Array(ChildTransactionRecord) },
+  { title: "Transaction" },
+);
 
-export const DeclinedBody = t.Object({
-  message: t.String(),
-  code: t.Literal("payment_declined"),
-  transaction: TransactionRecord,
-});
+export const DeclinedBody = t.Object(
+  { message: t.String(), code: t.Literal("payment_declined"), transaction: TransactionRecord },
+  { title: "PaymentDeclined", description: "402: the processor declined; the failed transaction is kept" },
+);
 
-export const MerchantRecord = t.Object({
-  id: t.String(),
-  name: t.String(),
-  email: t.String(),
-  web_payments_token: t.String(),
-  api_key: t.String(),
-  webhook_secret: t.String({ description: "Signs webhook deliveries (PaySandbox-Signature)" }),
-  is_default: t.Boolean(),
-  settings: t.Object({
-    avs_zip: t.Boolean(),
-    avs_street: t.Boolean(),
-    advanced_customization: t.Boolean(),
-    ach_settlement_days: t.Integer(),
-  }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const MerchantRecord = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    email: t.String(),
+    web_payments_token: t.String(),
+    api_key: t.String(),
+    webhook_secret: t.String({ description: "Signs webhook deliveries (PaySandbox-Signature)" }),
+    is_default: t.Boolean(),
+    settings: t.Object({
+      avs_zip: t.Boolean(),
+      avs_street: t.Boolean(),
+      advanced_customization: t.Boolean(),
+      ach_settlement_days: t.Integer(),
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: "Merchant" },
+);
 
-/** The list envelope of docs/contract.md §5 around a record schema. */
+/** The list envelope of docs/contract.md §5 around a record schema (named "<Record>Page" when the record is named). */
 export const PageOf = <T extends TSchema>(item: T) =>
-  t.Object({
-    current_page: t.Integer(),
-    per_page: t.Integer(),
-    total: t.Integer(),
-    last_page: t.Integer(),
-    from: Nullable(t.Integer()),
-    to: Nullable(t.Integer()),
-    data: t.Array(item),
-    next_page_url: Nullable(t.String()),
-    prev_page_url: Nullable(t.String()),
-  });
+  t.Object(
+    {
+      current_page: t.Integer(),
+      per_page: t.Integer(),
+      total: t.Integer(),
+      last_page: t.Integer(),
+      from: Nullable(t.Integer()),
+      to: Nullable(t.Integer()),
+      data: t.Array(item),
+      next_page_url: Nullable(t.String()),
+      prev_page_url: Nullable(t.String()),
+    },
+    item.title ? { title: `${item.title}Page` } : {},
+  );
 
 // Digits as strings: Elysia's numeric coercion reports errors without the parameter's name.
 export const PageQuery = {

@@ -138,20 +138,7 @@ export function dashboardRoutes(deps: AppDeps) {
   return (
     new Elysia({ tags: ["Dashboard"], detail: { hide: true } })
       .use(loopbackOnly(deps))
-      // Actions accept only same-origin JSON: a form on another site can neither send JSON nor pass the origin check.
-      .onBeforeHandle({ as: "scoped" }, ({ request }) => {
-        if (request.method !== "POST") return;
-        const site = request.headers.get("sec-fetch-site");
-        const origin = request.headers.get("origin");
-        const host = request.headers.get("host");
-        const crossSite =
-          (site !== null && site !== "same-origin" && site !== "none") ||
-          (origin !== null && originOf(origin).replace(/^https?:\/\//, "") !== host);
-        const json = (request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json");
-        if (crossSite || !json) {
-          throw new ApiError("forbidden", "Dashboard actions accept same-origin JSON requests only.");
-        }
-      })
+      // Actions accept only same-origin JSON: the app's pipeline refuses the rest (api/guard.ts checkCrossSite).
       .derive({ as: "scoped" }, ({ headers }) => ({ merchant: pickedMerchant(headers.cookie) }))
       .get(
         "/dashboard/assets/dashboard.css",

@@ -2,30 +2,21 @@ import { Elysia, t } from "elysia";
 import { TEST_BANK, TEST_CARDS } from "../../processor/test-data";
 import type { AppDeps } from "../deps";
 import { ApiError } from "../errors";
+import { checkLoopbackClient } from "../guard";
 import { merchantRecord } from "../merchants/service";
 import { ErrorBody, MerchantRecord } from "../models";
 
-/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const plain = address.replace(/^::ffff:/i, "");
-  return plain === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
-}
+export { isLoopback } from "../guard";
 
 /**
- * Guards a plugin to loopback clients unless --allow-remote is set. In-process requests
- * (app.handle in tests) have no socket and count as local.
+ * Guards a plugin to loopback clients unless --allow-remote-sandbox is set (api/guard.ts; the
+ * app's pipeline checks /_sandbox and the dashboard paths already, this keeps each plugin's
+ * promise true wherever it is mounted). In-process requests (app.handle in tests) count as local.
  */
 export function loopbackOnly(deps: AppDeps) {
-  return new Elysia().onBeforeHandle({ as: "scoped" }, ({ request, server }) => {
-    if (deps.config.allowRemote || !server) return;
-    if (!isLoopback(server.requestIP(request)?.address)) {
-      throw new ApiError(
-        "forbidden",
-        "The /_sandbox routes answer loopback clients only; start with --allow-remote to open them.",
-      );
-    }
-  });
+  return new Elysia().onBeforeHandle({ as: "scoped" }, ({ request, server }) =>
+    checkLoopbackClient(request, deps.config, server),
+  );
 }
 
 /** The merchant a sandbox control acts on: the one whose API key is sent, else the default merchant. */

@@ -5,23 +5,29 @@ import { MAX_ATTEMPTS } from "../../webhooks/policy";
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
 const NullableTimestamp = t.Union([Timestamp, t.Null()]);
 
-export const WebhookBody = t.Object({
-  target_url: t.String({
-    description: "http(s) URL that receives a POST per event",
-    examples: ["https://example.com/hooks"],
-  }),
-  event: t.String({ description: `one of ${EVENT_NAMES.join(", ")}, or * for every event`, examples: ["*"] }),
-});
+export const WebhookBody = t.Object(
+  {
+    target_url: t.String({
+      description: "http(s) URL that receives a POST per event",
+      examples: ["https://example.com/hooks"],
+    }),
+    event: t.String({ description: `one of ${EVENT_NAMES.join(", ")}, or * for every event`, examples: ["*"] }),
+  },
+  { title: "WebhookRequest" },
+);
 export type WebhookBody = typeof WebhookBody.static;
 
-export const WebhookRecord = t.Object({
-  id: t.String(),
-  target_url: t.String(),
-  event: t.String(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  deleted_at: NullableTimestamp,
-});
+export const WebhookRecord = t.Object(
+  {
+    id: t.String(),
+    target_url: t.String(),
+    event: t.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    deleted_at: NullableTimestamp,
+  },
+  { title: "Webhook" },
+);
 export type Webhook = typeof WebhookRecord.static;
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "cancelled"] as const;
@@ -31,37 +37,43 @@ const Status = (description?: string) =>
     description,
   });
 
-export const AttemptRecord = t.Object({
-  attempt: t.Integer({ description: "1-based attempt number" }),
-  started_at: Timestamp,
-  success: t.Boolean({ description: "the receiver answered 2xx" }),
-  status_code: t.Union([t.Integer(), t.Null()], { description: "null when no HTTP answer came (timeout, refused)" }),
-  latency_ms: t.Union([t.Integer(), t.Null()], { description: "null while the request is out" }),
-  response_snippet: t.Union([t.String(), t.Null()], { description: "the start of the receiver's answer" }),
-  error: t.Union([t.String(), t.Null()]),
-});
+export const AttemptRecord = t.Object(
+  {
+    attempt: t.Integer({ description: "1-based attempt number" }),
+    started_at: Timestamp,
+    success: t.Boolean({ description: "the receiver answered 2xx" }),
+    status_code: t.Union([t.Integer(), t.Null()], { description: "null when no HTTP answer came (timeout, refused)" }),
+    latency_ms: t.Union([t.Integer(), t.Null()], { description: "null while the request is out" }),
+    response_snippet: t.Union([t.String(), t.Null()], { description: "the start of the receiver's answer" }),
+    error: t.Union([t.String(), t.Null()]),
+  },
+  { title: "WebhookAttempt" },
+);
 
-export const DeliveryRecord = t.Object({
-  id: t.String({ description: "also sent as PaySandbox-Delivery-Id" }),
-  webhook_id: t.String(),
-  target_url: t.String(),
-  event: t.String(),
-  record_id: t.String({ description: "id of the record the event is about" }),
-  status: Status(
-    "pending (will be sent or retried), delivered (a 2xx came back), failed (gave up), cancelled (the webhook was deleted)",
-  ),
-  attempts: t.Integer({ description: "completed attempts" }),
-  max_attempts: t.Integer({ default: MAX_ATTEMPTS }),
-  next_attempt_at: t.Union([Timestamp, t.Null()], { description: "on the merchant's sandbox clock" }),
-  last_status_code: t.Union([t.Integer(), t.Null()]),
-  last_error: t.Union([t.String(), t.Null()]),
-  delivered_at: NullableTimestamp,
-  redelivery_of: t.Union([t.String(), t.Null()], { description: "the delivery this one re-sends" }),
-  payload: t.Unknown({ description: "the body sent: the record as it was when the event happened" }),
-  attempt_log: t.Array(AttemptRecord),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const DeliveryRecord = t.Object(
+  {
+    id: t.String({ description: "also sent as PaySandbox-Delivery-Id" }),
+    webhook_id: t.String(),
+    target_url: t.String(),
+    event: t.String(),
+    record_id: t.String({ description: "id of the record the event is about" }),
+    status: Status(
+      "pending (will be sent or retried), delivered (a 2xx came back), failed (gave up), cancelled (the webhook was deleted)",
+    ),
+    attempts: t.Integer({ description: "completed attempts" }),
+    max_attempts: t.Integer({ default: MAX_ATTEMPTS }),
+    next_attempt_at: t.Union([Timestamp, t.Null()], { description: "on the merchant's sandbox clock" }),
+    last_status_code: t.Union([t.Integer(), t.Null()]),
+    last_error: t.Union([t.String(), t.Null()]),
+    delivered_at: NullableTimestamp,
+    redelivery_of: t.Union([t.String(), t.Null()], { description: "the delivery this one re-sends" }),
+    payload: t.Unknown({ description: "the body sent: the record as it was when the event happened" }),
+    attempt_log: t.Array(AttemptRecord),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: "WebhookDelivery" },
+);
 export type Delivery = typeof DeliveryRecord.static;
 
 export const DeliveryQuery = {

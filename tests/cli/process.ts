@@ -18,9 +18,10 @@ export interface Exited {
 /** Runs a command that exits by itself (--help, a failing start); killed after timeoutMs. */
 export async function runToExit(
   command: string[],
-  options: { cwd?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<Exited> {
-  const child = Bun.spawn(command, { cwd: options.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env: cleanEnv() });
+  const env = { ...cleanEnv(), ...options.env };
+  const child = Bun.spawn(command, { cwd: options.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env });
   const timer = setTimeout(() => child.kill(), options.timeoutMs ?? 15_000);
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),

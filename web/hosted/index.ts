@@ -22,8 +22,8 @@ const HTML_HEADERS = {
 };
 
 const PAGE_RESPONSES = {
-  200: t.String({ description: "An HTML page" }),
-  404: t.String({ description: "An HTML page: no such invoice" }),
+  200: t.String({ contentMediaType: "text/html", description: "An HTML page" }),
+  404: t.String({ contentMediaType: "text/html", description: "An HTML page: no such invoice" }),
 };
 
 const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
