@@ -14,6 +14,7 @@ import { outboxRoutes } from "./api/outbox/index";
 import { receiptRoutes } from "./api/receipts/index";
 import { createServices, type AppDeps, type Worker } from "./api/deps";
 import { depositRoutes } from "./api/deposits/index";
+import { faviconRoutes } from "./api/favicon/index";
 import { ApiError, MAX_BODY_BYTES, renderError } from "./api/errors";
 import { checkCrossSite, checkHost, checkLoopbackClient, HostAllowlist, isControlPath, requestHost } from "./api/guard";
 import { assertShallow, limits } from "./api/limits";
@@ -219,6 +220,7 @@ export function composeApp(deps: AppDeps) {
     // --rate-limit and --chaos (off by default: then no hook at all); before every route.
     .use(limits(deps))
     .use(openapiRoutes(deps, { version: VERSION, license: LICENSE, jsonParser: parseJsonBody }))
+    .use(faviconRoutes())
     .use(webpaymentRoutes(deps))
     .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))

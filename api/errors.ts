@@ -20,8 +20,21 @@ export class ApiError extends Error {
     this.status = API_ERROR_STATUS[code];
   }
 
+  /**
+   * The envelope. A validation failure also carries each failing field's messages at the top
+   * level (`{"card_number": ["…"]}`), where clients written for the real service look. A field
+   * whose name is already a member of the envelope (`message`, `code`, `errors`, or a context
+   * member) is not copied there: the envelope member wins and the field stays in `errors`.
+   */
   toBody(): ApiErrorBody {
-    return { message: this.message, code: this.code, ...this.context };
+    const body: ApiErrorBody = { message: this.message, code: this.code, ...this.context };
+    const errors = this.code === "validation_error" ? (this.context.errors as FieldErrors | undefined) : undefined;
+    for (const [field, messages] of Object.entries(errors ?? {})) {
+      // defineProperty: a field named "__proto__" becomes a plain member, never the prototype.
+      if (!Object.hasOwn(body, field))
+        Object.defineProperty(body, field, { value: messages, enumerable: true, writable: true, configurable: true });
+    }
+    return body;
   }
 }
 

@@ -4,9 +4,9 @@
  */
 import { t, type TSchema } from "elysia";
 
-const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)", examples: ["2026-11-21 15:40:00"] });
-const NullableTimestamp = t.Union([Timestamp, t.Null()]);
-const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+export const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)", examples: ["2026-11-21 15:40:00"] });
+export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
 
 export const ErrorBody = t.Object(
   {

@@ -13,7 +13,7 @@
  *   PAYSANDBOX_API_KEY              sandbox_api_key
  * Exit code 0 when the charge is approved; 1 with the reason on stderr otherwise.
  */
-import { CreditCard, DEFAULT_BASE_URL, PaymentApi, PaymentConfiguration } from "paysandbox/mobile";
+import { CreditCard, DEFAULT_BASE_URL, PaymentApi, PaymentConfiguration } from "paysandbox-mobile";
 
 const baseUrl = (process.env.PAYSANDBOX_URL || DEFAULT_BASE_URL).replace(/\/+$/, "");
 const webPaymentsToken = process.env.PAYSANDBOX_WEB_PAYMENTS_TOKEN || "sandbox_web_payments_token";

@@ -150,8 +150,9 @@ export class Mailer {
       const message = (error as Error)?.message ?? String(error);
       this.options.log.error(`e-mail ${id}: relay to ${this.options.smtpUrl} failed: ${message}`);
       this.db
-        .query("UPDATE emails SET relay_status = 'failed', relay_error = ?, relayed_at = ? WHERE id = ?")
-        .run(message, this.options.now(), id);
+        // relayed_at says when the relay accepted the message; a failed relay never did.
+        .query("UPDATE emails SET relay_status = 'failed', relay_error = ?, relayed_at = NULL WHERE id = ?")
+        .run(message, id);
     }
   }
 

@@ -215,9 +215,13 @@ export function renderHtml(view: ReceiptView): string {
           ${row("Date", `${view.date} UTC`)} ${row("Reference", view.reference)} ${row("Memo", view.memo)}
         </table>
         ${items}
-        <table cellpadding="0">
-          ${row("Subtotal", view.subtotal)} ${row("Tax", view.tax)} ${row("Total", formatMoney(view.totalCents))}
-        </table>
+        ${
+          view.subtotal || view.tax
+            ? html`<table cellpadding="0">
+                ${row("Subtotal", view.subtotal)} ${row("Tax", view.tax)}
+              </table>`
+            : ""
+        }
         ${custom} ${view.payLink ? button(view.payLink, "Pay this invoice") : ""}
         ${view.invoiceLink ? button(view.invoiceLink, "View your invoice") : ""}
         <p style="font-size:12px;color:#555">

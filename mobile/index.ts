@@ -1,10 +1,10 @@
 /**
- * paysandbox/mobile — a dependency-free TypeScript client with the iOS SDK's shape: collect a
+ * paysandbox-mobile — a dependency-free TypeScript client with the iOS SDK's shape: collect a
  * card or bank account, tokenize it straight to the sandbox with the public web payments token,
  * and charge the returned PaymentMethod id from your backend with `POST /charge`.
  * The wire it speaks is documented for native apps in docs/mobile.md.
  * @example
- * import { CreditCard, PaymentApi, PaymentConfiguration } from "paysandbox/mobile";
+ * import { CreditCard, PaymentApi, PaymentConfiguration } from "paysandbox-mobile";
  * PaymentConfiguration.shared.webPaymentsToken = "sandbox_web_payments_token";
  * const response = await new PaymentApi().tokenize(CreditCard.testCreditCard());
  */

@@ -281,7 +281,7 @@ export class BankAccount implements BankAccountFields {
   }
 }
 
-/** The iOS helpers as functions, for `import { testCreditCard } from "paysandbox/mobile"`. */
+/** The iOS helpers as functions, for `import { testCreditCard } from "paysandbox-mobile"`. */
 export const testCreditCard = (): CreditCard => CreditCard.testCreditCard();
 export const failingTestCreditCard = (): CreditCard => CreditCard.failingTestCreditCard();
 export const testBankAccount = (): BankAccount => BankAccount.testBankAccount();

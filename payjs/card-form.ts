@@ -13,7 +13,7 @@ import {
   maxCardLength,
   prettyFormat,
 } from "./card-rules";
-import type { CardFormat, CardFormMessage, CardType, FieldState, PayJsEventName } from "./types";
+import type { CardFormat, CardFormMessage, CardType, FieldState, LiveCardType } from "./types";
 
 export const CARD_FORMATS: readonly CardFormat[] = ["prettyFormat", "plainFormat", "maskedFormat"];
 
@@ -23,9 +23,30 @@ export function sanitizeNumber(value: string): string {
   return digits.slice(0, maxCardLength(detectBrand(digits)));
 }
 
-/** The digits a CVV field keeps: at most 4 (Amex) until the brand says otherwise. */
-export function sanitizeCvv(value: string, brand: CardType | null): string {
-  return digitsOnly(value).slice(0, Math.max(cvvLength(brand), brand ? 0 : 4));
+/** The longest CVV of any brand (Amex). */
+export const MAX_CVV_LENGTH = 4;
+
+/**
+ * The digits a CVV field keeps: at most 4, whatever the brand. The brand can still change after
+ * the CVV (setTestPan after setTestCvv, or a number retyped), so the CVV is never cut to the
+ * brand it happened to see; the number frame judges its length against the final brand.
+ */
+export function sanitizeCvv(value: string): string {
+  return digitsOnly(value).slice(0, MAX_CVV_LENGTH);
+}
+
+/** The live library's `cardType` names. */
+const LIVE_CARD_TYPES: Record<CardType, LiveCardType> = {
+  visa: "visa",
+  mastercard: "master",
+  amex: "american_express",
+  discover: "discover",
+  diners: "diners_club",
+  jcb: "jcb",
+};
+
+export function liveCardType(brand: CardType | null): LiveCardType | null {
+  return brand ? LIVE_CARD_TYPES[brand] : null;
 }
 
 /**
@@ -63,7 +84,15 @@ export function formMessage(numberDigits: string, cvv: string): CardFormMessage 
   const brand = detectBrand(numberDigits);
   const number = numberState(numberDigits);
   const cvvField = cvvState(cvv, brand);
-  return { complete: number.valid && cvvField.valid, card_type: brand, number, cvv: cvvField };
+  return {
+    complete: number.valid && cvvField.valid,
+    card_type: brand,
+    number,
+    cvv: cvvField,
+    cardType: liveCardType(brand),
+    validNumber: number.valid,
+    validCvv: cvvField.valid,
+  };
 }
 
 function sameField(a: FieldState, b: FieldState): boolean {
@@ -80,7 +109,10 @@ export function sameMessage(a: CardFormMessage, b: CardFormMessage): boolean {
  * The event a new form state fires: card_form_complete when it becomes complete and valid,
  * card_form_uncomplete on every change that leaves it not complete, nothing when it did not change.
  */
-export function formEvent(previous: CardFormMessage | null, next: CardFormMessage): PayJsEventName | null {
+export function formEvent(
+  previous: CardFormMessage | null,
+  next: CardFormMessage,
+): "card_form_complete" | "card_form_uncomplete" | null {
   if (previous && sameMessage(previous, next)) return null;
   if (next.complete) return previous?.complete ? null : "card_form_complete";
   // The first state of an untouched form is not a change the integrator needs to hear about.

@@ -47,6 +47,13 @@ export const LIBRARY_MESSAGES = {
   badResponse: (status: number) => `The sandbox answered ${status} with a body that is not its API.`,
   formNotReady: "Call showCardForm() and wait for it before pay() with method card.",
   inProgress: "A payment of this PayJs instance is already running.",
+  /** console warnings: the page goes on. */
+  unknownEvent: (name: string) =>
+    `PayJs: on() ignored the unknown event ${JSON.stringify(name)}; the events are card_form_complete, card_form_uncomplete and card_form_incomplete.`,
+  unknownInputType: (field: string, type: string) =>
+    `PayJs: options.${field}.type ${JSON.stringify(type)} is not one of text, tel, number, password; the field uses tel.`,
+  styleDropped: (field: string, property: string) =>
+    `PayJs: options.${field}.style: "${property}" is not an allowed style (or its value is not) and was dropped.`,
 } as const;
 
 export class PayJsError extends Error {

@@ -6,8 +6,17 @@
  * number frame holds both, reports the form state to the parent, and tokenizes on request.
  * Commands are accepted only from window.parent (and its origin); messages go only to it.
  */
-import { detectBrand } from "./card-rules";
-import { caretAfterDigits, displayNumber, formMessage, sanitizeCvv, sanitizeNumber, sameMessage } from "./card-form";
+import { cvvLength, detectBrand } from "./card-rules";
+import {
+  caretAfterDigits,
+  displayNumber,
+  formMessage,
+  MAX_CVV_LENGTH,
+  sanitizeCvv,
+  sanitizeNumber,
+  sameMessage,
+} from "./card-form";
+import { LIBRARY_MESSAGES } from "./errors";
 import { requestJson } from "./http";
 import {
   channelName,
@@ -20,8 +29,9 @@ import {
   type ParentToFrame,
   type TokenizedCard,
 } from "./protocol";
+import { sanitizeStyle } from "./style";
 import type { ApiErrorBody } from "./codes";
-import type { CardFormMessage, CardType } from "./types";
+import type { CardFormMessage, CardType, FieldInputType } from "./types";
 
 /** The sandbox base URL: this page's address up to /payjs/frames/. */
 function sandboxBase(): string {
@@ -34,12 +44,40 @@ function parentOrigin(config: FrameConfig): string {
   return ancestors && ancestors.length > 0 ? ancestors[0]! : config.origin;
 }
 
-function applyStyle(input: HTMLInputElement, style: Record<string, string> | undefined): void {
-  for (const [name, value] of Object.entries(style ?? {})) {
-    if (typeof value !== "string") continue;
-    const property = name.startsWith("--") ? name : name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-    input.style.setProperty(property, value);
-  }
+/** The integrator's style, sanitized here (never in the parent) and set through the CSSOM, never as markup. */
+function applyStyle(input: HTMLInputElement, config: FrameConfig): void {
+  const { declarations, dropped } = sanitizeStyle(config.style);
+  for (const [property, value] of declarations) input.style.setProperty(property, value);
+  for (const property of dropped) console.warn(LIBRARY_MESSAGES.styleDropped(config.field, property));
+}
+
+/**
+ * Each input type as an input that keeps the formatting working: a type="number" input cannot
+ * hold "4111 1111", so `number` is a text input with a numeric keyboard.
+ */
+function applyType(input: HTMLInputElement, type: FieldInputType | undefined): void {
+  input.type = type === "text" || type === "password" ? type : type === "number" ? "text" : "tel";
+  input.inputMode = "numeric";
+  if (type === "number") input.pattern = "[0-9 ]*";
+}
+
+/**
+ * Auto-sizing: the page and body take their content's height (not the frame's), so the input
+ * keeps its styled height, and every change of it is reported to the parent.
+ */
+function reportHeight(toParent: (message: FrameToParent) => void): void {
+  document.documentElement.classList.add("autosize");
+  let last = -1;
+  const report = () => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === last || height <= 0) return;
+    last = height;
+    toParent({ type: "resize", height });
+  };
+  report();
+  new ResizeObserver(report).observe(document.documentElement);
+  // A frame inserted while hidden lays out when it is shown: its viewport resizes then.
+  window.addEventListener("resize", report);
 }
 
 function start(): void {
@@ -51,9 +89,9 @@ function start(): void {
   const toParent = (message: FrameToParent) => window.parent.postMessage(tag(config.instance, message), origin);
   const toFrame = (message: FrameToFrame) => channel.postMessage(tag(config.instance, message));
 
-  input.type = config.type ?? "tel";
+  applyType(input, config.type);
   if (config.placeholder !== undefined) input.placeholder = config.placeholder;
-  applyStyle(input, config.style);
+  applyStyle(input, config);
   input.setAttribute("aria-label", config.field === "number" ? "Card number" : "CVV");
   input.autocomplete = config.field === "number" ? "cc-number" : "cc-csc";
 
@@ -66,6 +104,7 @@ function start(): void {
     if (isTagged<ParentToFrame>(event.data, config.instance)) field.fromParent(event.data);
   });
   toFrame({ type: "sync", from: config.field });
+  if (config.autosize) reportHeight(toParent);
   toParent({ type: "ready", field: config.field });
 }
 
@@ -136,12 +175,8 @@ function numberField(
       const answer = await requestJson(url, { method: "POST", body, idempotencyKey: message.idempotency_key });
       const record = answer.body as Partial<TokenizedCard> & Partial<ApiErrorBody>;
       if (answer.status === 200 && record && typeof record.id === "string") {
-        const { id, customer_id, card_type, card_last_four } = record as TokenizedCard;
-        toParent({
-          type: "tokenized",
-          request: message.request,
-          payment_method: { id, customer_id, card_type, card_last_four },
-        });
+        // The stored record: brand, last four and expiry, never the number or the CVV.
+        toParent({ type: "tokenized", request: message.request, payment_method: record as TokenizedCard });
       } else {
         const error = record && typeof record.message === "string" ? (record as ApiErrorBody) : null;
         toParent({ type: "tokenize_failed", request: message.request, status: answer.status, error });
@@ -177,7 +212,7 @@ function cvvField(input: HTMLInputElement, toFrame: (message: FrameToFrame) => v
   let value = "";
   let brand: CardType | null = null;
   const apply = (raw: string, seq: number) => {
-    value = sanitizeCvv(raw, brand);
+    value = sanitizeCvv(raw);
     if (input.value !== value) input.value = value;
     toFrame({ type: "cvv", value, seq });
   };
@@ -186,7 +221,8 @@ function cvvField(input: HTMLInputElement, toFrame: (message: FrameToFrame) => v
     fromFrame(message) {
       if (message.type === "brand") {
         brand = message.card_type;
-        input.maxLength = brand === null ? 4 : sanitizeCvv("9999", brand).length;
+        // What a person can type; a value already there is kept, and judged by the number frame.
+        input.maxLength = brand === null ? MAX_CVV_LENGTH : cvvLength(brand);
       } else if (message.type === "sync" && message.from === "number") {
         toFrame({ type: "cvv", value, seq: 0 });
       }

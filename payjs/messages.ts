@@ -35,5 +35,6 @@ export const MESSAGES = {
   customFieldsArray: "The invoice_merchant_custom_fields must be an array of custom fields.",
   lineItemsArray: "The lineItems must be an array of line items.",
   customerNotFound: "The selected customer_id is invalid.",
+  depositDetailScope: "Give a batch_id, or a startDate or endDate (YYYY-MM-DD).",
   invoiceTotalMismatch: (balance: string) => `The total must equal the invoice's balance due (${balance}).`,
 } as const;

@@ -20,7 +20,17 @@ import {
   type TokenizedCard,
 } from "./protocol";
 import type * as Public from "./types";
-import type { CardFormMessage, ExtraDetails, Invoice, PayJsEventName, PayJsHandler, PayJsOptions } from "./types";
+import type {
+  CardFormMessage,
+  ExtraDetails,
+  FieldInputType,
+  Invoice,
+  PayJsEventName,
+  PayJsHandler,
+  PayJsOptions,
+  PaymentMethod,
+  TokenizeDetails,
+} from "./types";
 import { addError, CUSTOMER_FIELDS, validateExtraDetails, type AvsSettings, type FieldErrors } from "./validation";
 
 export const FRAME_TIMEOUT_MS = 10_000;
@@ -48,7 +58,17 @@ const BANK_FIELDS = [
   "bank_holder_type",
   "bank_name",
 ] as const;
-const INPUT_TYPES = ["text", "tel", "password"];
+const INPUT_TYPES: readonly FieldInputType[] = ["text", "tel", "number", "password"];
+/** card_form_incomplete is the live library's name for card_form_uncomplete: one list, so both fire in registration order. */
+const EVENT_LISTS = {
+  card_form_complete: "complete",
+  card_form_uncomplete: "uncomplete",
+  card_form_incomplete: "uncomplete",
+} as const satisfies Record<PayJsEventName, "complete" | "uncomplete">;
+/** An auto-sized frame's height until it reports its own (about a default input's). */
+const PROVISIONAL_HEIGHT_PX = 40;
+/** A reported height beyond this is not an input's: ignored. */
+const MAX_FRAME_HEIGHT_PX = 2000;
 
 let sandboxBase = "";
 
@@ -97,10 +117,11 @@ function checkFieldOptions(name: FieldName, options: unknown): void {
   if (typeof o.id !== "string" || o.id === "") throw misuse(`options.${name}.id`, "an element id", o.id);
   if (o.placeholder !== undefined && typeof o.placeholder !== "string")
     throw misuse(`options.${name}.placeholder`, "a string", o.placeholder);
-  if (o.type !== undefined && !INPUT_TYPES.includes(o.type as string))
-    throw misuse(`options.${name}.type`, INPUT_TYPES.join(" | "), o.type);
-  if (o.style !== undefined && (typeof o.style !== "object" || o.style === null))
-    throw misuse(`options.${name}.style`, "an object of CSS declarations", o.style);
+  // An input type the frame does not know is not worth a broken checkout: it warns and uses tel.
+  if (o.type !== undefined && !INPUT_TYPES.includes(o.type as FieldInputType))
+    console.warn(LIBRARY_MESSAGES.unknownInputType(name, String(o.type)));
+  if (o.style !== undefined && typeof o.style !== "string" && (typeof o.style !== "object" || o.style === null))
+    throw misuse(`options.${name}.style`, "a CSS declaration string or an object of CSS properties", o.style);
   if (name === "number" && o.format !== undefined && !CARD_FORMATS.includes(o.format as never))
     throw misuse("options.number.format", CARD_FORMATS.join(" | "), o.format);
 }
@@ -108,6 +129,20 @@ function checkFieldOptions(name: FieldName, options: unknown): void {
 interface Frames {
   number: HTMLIFrameElement;
   cvv: HTMLIFrameElement;
+}
+
+/**
+ * True when the container's height does not come from its content (a height of its own, or a
+ * flex or grid stretch): a child of height 100% then has a height. An unsized or hidden
+ * container gets a frame sized to its input instead.
+ */
+function hasOwnHeight(container: HTMLElement): boolean {
+  const probe = document.createElement("div");
+  probe.style.cssText = "display:block;height:100%;min-height:0;margin:0;padding:0;border:0";
+  container.replaceChildren(probe);
+  const sized = probe.getBoundingClientRect().height > 0;
+  probe.remove();
+  return sized;
 }
 
 interface PendingSet {
@@ -126,10 +161,11 @@ export class PayJs {
   readonly #token: string;
   readonly #options: PayJsOptions;
   readonly #instance = crypto.randomUUID();
-  readonly #listeners: Record<PayJsEventName, ((message: CardFormMessage) => void)[]> = {
-    card_form_complete: [],
-    card_form_uncomplete: [],
+  readonly #listeners: Record<"complete" | "uncomplete", ((message: CardFormMessage) => void)[]> = {
+    complete: [],
+    uncomplete: [],
   };
+  #autosize: Record<FieldName, boolean> = { number: false, cvv: false };
   #frames: Frames | null = null;
   #ready: Promise<PayJsHandler> | null = null;
   #formReady = false;
@@ -146,17 +182,28 @@ export class PayJs {
     if (!options || typeof options !== "object") throw misuse("options", "an object", options);
     checkFieldOptions("number", options.number);
     checkFieldOptions("cvv", options.cvv);
+    // A card form needs both frames; naming the one left out beats a container error later.
+    if (options.number && !options.cvv)
+      throw misuse("options.cvv", "{ id } of the CVV container (a card form needs number and cvv)", options.cvv);
+    if (options.cvv && !options.number)
+      throw misuse(
+        "options.number",
+        "{ id } of the card number container (a card form needs number and cvv)",
+        options.number,
+      );
     this.#token = token;
     this.#options = options;
   }
 
   on(event: "card_form_complete", callback: (message: CardFormMessage) => void): void;
   on(event: "card_form_uncomplete", callback: (message: CardFormMessage) => void): void;
-  on(event: PayJsEventName, callback: (message: CardFormMessage) => void): void {
-    const list = this.#listeners[event];
-    if (!list) throw misuse("on(event)", "card_form_complete | card_form_uncomplete", event);
+  on(event: "card_form_incomplete", callback: (message: CardFormMessage) => void): void;
+  on(event: string, callback: (message: CardFormMessage) => void): void {
     if (typeof callback !== "function") throw misuse("on(event, callback)", "a function", callback);
-    list.push(callback);
+    const list = Object.hasOwn(EVENT_LISTS, event) ? EVENT_LISTS[event as PayJsEventName] : null;
+    // As addEventListener does with a name it never fires: no error, and here a warning.
+    if (!list) return console.warn(LIBRARY_MESSAGES.unknownEvent(String(event)));
+    this.#listeners[list].push(callback);
   }
 
   showCardForm(): Promise<PayJsHandler> {
@@ -168,42 +215,67 @@ export class PayJs {
     return this.#ready;
   }
 
-  async pay(extraDetails: ExtraDetails): Promise<Invoice> {
+  pay(extraDetails: ExtraDetails): Promise<Invoice> {
     if (!extraDetails || typeof extraDetails !== "object") throw misuse("pay(extraDetails)", "an object", extraDetails);
+    return this.#exclusive(() => this.#pay(extraDetails as ExtraDetails & Record<string, unknown>));
+  }
+
+  tokenize(extraDetails: TokenizeDetails): Promise<PaymentMethod> {
+    if (!extraDetails || typeof extraDetails !== "object")
+      throw misuse("tokenize(extraDetails)", "an object", extraDetails);
+    return this.#exclusive(async () => {
+      const details = extraDetails as TokenizeDetails & Record<string, unknown>;
+      await this.#prepare(details, "tokenize");
+      return this.#tokenizeStep(details, crypto.randomUUID());
+    });
+  }
+
+  /** One pay() or tokenize() at a time per instance: the card frames hold one card. */
+  async #exclusive<T>(operation: () => Promise<T>): Promise<T> {
     if (this.#paying) throw new PayJsError("payment_in_progress", LIBRARY_MESSAGES.inProgress);
     this.#paying = true;
     try {
-      return await this.#pay(extraDetails as ExtraDetails & Record<string, unknown>);
+      return await operation();
     } finally {
       this.#paying = false;
     }
   }
 
-  async #pay(details: ExtraDetails & Record<string, unknown>): Promise<Invoice> {
+  /** The checks before anything is sent: the form is there, pending test values are in, every input rule holds. */
+  async #prepare(details: Record<string, unknown>, operation: "pay" | "tokenize"): Promise<void> {
     const isCard = details.method === "card";
     if (isCard && !this.#formReady) throw new PayJsError("form_not_ready", LIBRARY_MESSAGES.formNotReady);
-    // A setTestPan/setTestCvv not yet reflected in the form state is part of this payment.
+    // A setTestPan/setTestCvv not yet reflected in the form state is part of this call.
     if (isCard) await Promise.all(this.#pendingSets.map((pending) => pending.done));
-    if (details.validate !== false) {
-      const fields = unique(validateExtraDetails(details, await this.#merchantSettings()));
-      if (isCard) this.#validateCardForm(fields);
-      if (Object.keys(fields).length > 0) throw new PayJsError("validation_error", summary(fields), { fields });
-    }
+    if (details.validate === false) return;
+    const fields = unique(validateExtraDetails(details, await this.#merchantSettings()));
+    // tokenize() makes no invoice: a total is not needed (one given must still be a valid amount).
+    if (operation === "tokenize" && details.total === undefined) delete fields.total;
+    if (isCard) this.#validateCardForm(fields);
+    if (Object.keys(fields).length > 0) throw new PayJsError("validation_error", summary(fields), { fields });
+  }
+
+  /** Stores the card (through the number frame) or the bank account: the payment method. */
+  #tokenizeStep(details: Record<string, unknown>, idempotencyKey: string): Promise<PaymentMethod> {
+    if (details.method === "card") return this.#tokenizeCard(details, idempotencyKey);
+    return expectOk<PaymentMethod>(
+      requestJson(this.#url("tokenize"), {
+        method: "POST",
+        idempotencyKey,
+        body: {
+          method: "bank",
+          ...pick(details, CUSTOMER_FIELDS),
+          ...pick(details, ["customer_id", ...BANK_FIELDS]),
+        },
+      }),
+    );
+  }
+
+  async #pay(details: ExtraDetails & Record<string, unknown>): Promise<Invoice> {
+    await this.#prepare(details, "pay");
     // One key for every step of this pay() call: a retried step replays instead of duplicating.
     const idempotencyKey = crypto.randomUUID();
-    const paymentMethod = isCard
-      ? await this.#tokenizeCard(details, idempotencyKey)
-      : await expectOk<TokenizedCard>(
-          requestJson(this.#url("tokenize"), {
-            method: "POST",
-            idempotencyKey,
-            body: {
-              method: "bank",
-              ...pick(details, CUSTOMER_FIELDS),
-              ...pick(details, ["customer_id", ...BANK_FIELDS]),
-            },
-          }),
-        );
+    const paymentMethod = await this.#tokenizeStep(details, idempotencyKey);
     const invoice = await expectOk<Invoice>(
       requestJson(this.#url("invoice"), {
         method: "POST",
@@ -306,7 +378,7 @@ export class PayJs {
       if (this.#applied[pending.field] >= pending.seq) pending.resolve();
     }
     if (event)
-      for (const callback of [...this.#listeners[event]])
+      for (const callback of [...this.#listeners[EVENT_LISTS[event]]])
         callback({ ...state, number: { ...state.number }, cvv: { ...state.cvv } });
   }
 
@@ -326,6 +398,9 @@ export class PayJs {
       case "state":
         if (fromNumber) this.#onState(message.state, message.seq);
         break;
+      case "resize":
+        this.#onResize(fromNumber ? "number" : "cvv", message.height);
+        break;
       case "tokenized":
         if (fromNumber) this.#tokenizing.get(message.request)?.resolve(message.payment_method);
         break;
@@ -341,6 +416,14 @@ export class PayJs {
     }
   };
   #readyFields = new Set<FieldName>();
+
+  /** An auto-sized frame takes its content's height; a frame in a sized container keeps the container's. */
+  #onResize(field: FieldName, height: unknown): void {
+    const frame = this.#frames?.[field];
+    if (!frame || !this.#autosize[field]) return;
+    if (typeof height !== "number" || !Number.isFinite(height) || height <= 0 || height > MAX_FRAME_HEIGHT_PX) return;
+    frame.style.height = `${Math.ceil(height)}px`;
+  }
   #onBothReady: (() => void) | null = null;
 
   async #mount(): Promise<PayJsHandler> {
@@ -378,15 +461,18 @@ export class PayJs {
 
   #frame(field: FieldName, container: HTMLElement): HTMLIFrameElement {
     const options = this.#options[field]!;
+    const autosize = !hasOwnHeight(container);
+    this.#autosize[field] = autosize;
     const config: FrameConfig = {
       instance: this.#instance,
       field,
       token: this.#token,
       origin: location.origin,
       placeholder: options.placeholder,
-      type: options.type,
+      type: INPUT_TYPES.includes(options.type as FieldInputType) ? options.type : undefined,
       style: options.style,
       format: field === "number" ? this.#options.number!.format : undefined,
+      autosize,
     };
     const frame = document.createElement("iframe");
     frame.src = sandboxBase + FRAME_PATHS[field] + encodeFrameConfig(config);
@@ -394,7 +480,7 @@ export class PayJs {
     frame.name = `payjs-${field}-${this.#instance}`;
     frame.setAttribute("scrolling", "no");
     frame.setAttribute("allowtransparency", "true");
-    frame.style.cssText = "border:0;width:100%;height:100%;min-height:40px;display:block;background:transparent";
+    frame.style.cssText = `border:0;width:100%;display:block;background:transparent;height:${autosize ? `${PROVISIONAL_HEIGHT_PX}px` : "100%"}`;
     container.replaceChildren(frame);
     return frame;
   }

@@ -7,7 +7,7 @@
  * brand, and after tokenizing only the payment method's id, brand and last four.
  */
 import type { ApiErrorBody } from "./codes";
-import type { CardFormMessage, CardFormat, CardType, FieldInputType, FieldStyle } from "./types";
+import type { CardFormMessage, CardFormat, CardType, FieldInputType, FieldStyle, PaymentMethod } from "./types";
 
 export const LIBRARY = "payjs";
 
@@ -36,13 +36,8 @@ export interface CardTokenizeDetails {
   address_country?: string;
 }
 
-/** All the parent ever learns of a tokenized card. */
-export interface TokenizedCard {
-  id: string;
-  customer_id: string;
-  card_type: string | null;
-  card_last_four: string | null;
-}
+/** What the parent learns of a tokenized card: the stored record (brand, last four, expiry; never the number or CVV). */
+export type TokenizedCard = PaymentMethod;
 
 /** Parent → frame. Frames accept these only from window.parent and the parent's origin. */
 export type ParentToFrame =
@@ -54,6 +49,8 @@ export type ParentToFrame =
 /** Frame → parent. The parent accepts these only from the sandbox origin and its own frames' windows. */
 export type FrameToParent =
   | { type: "ready"; field: FieldName }
+  /** The frame's content height in CSS pixels (the parent sizes an auto-sized frame to it). */
+  | { type: "resize"; height: number }
   /** The number frame's view of the whole form; `seq` is the last set_value applied per field. */
   | { type: "state"; state: CardFormMessage; seq: Record<FieldName, number> }
   | { type: "tokenized"; request: string; payment_method: TokenizedCard }
@@ -78,8 +75,11 @@ export interface FrameConfig {
   origin: string;
   placeholder?: string;
   type?: FieldInputType;
+  /** As the integrator gave it; the frame sanitizes it (style.ts). */
   style?: FieldStyle;
   format?: CardFormat;
+  /** The container has no height of its own: the frame reports its content height and is sized to it. */
+  autosize?: boolean;
 }
 
 export type Tagged<T> = T & Tag;

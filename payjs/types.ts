@@ -40,11 +40,22 @@ export type PayJsErrorFields = Record<string, string[]>;
 /** How the card number is shown: groups (4-4-4-4, Amex 4-6-5, Diners 4-6-4), digits only, or masked when not focused. */
 export type CardFormat = "prettyFormat" | "plainFormat" | "maskedFormat";
 
-/** The `type` attribute of a frame's input. */
-export type FieldInputType = "text" | "tel" | "password";
+/**
+ * The kind of input in the frame. Each keeps the card formatting: `tel` (default) and `text`
+ * are themselves, `number` becomes a text input with `inputmode="numeric"` (a number input
+ * cannot hold "4111 1111"), `password` hides what is typed. Any other value is warned about and
+ * treated as `tel`.
+ */
+export type FieldInputType = "text" | "tel" | "number" | "password";
 
-/** CSS declarations applied to the frame's input, e.g. `{ fontSize: "16px", color: "#222" }` or `{ "font-size": "16px" }`. */
-export type FieldStyle = Record<string, string>;
+/**
+ * CSS for the frame's input: a declaration string, as the specification types it
+ * (`"width: 100%; height: 2em; font-size: 14px"`), or an object (`{ fontSize: "16px" }`,
+ * `{ "font-size": "16px" }`). Applied inside the frame only, through an allowlist of text, box,
+ * border and colour properties; anything else (`url()`, `expression()`, `@import`, `behavior`,
+ * escapes) is dropped with a console warning naming it.
+ */
+export type FieldStyle = string | Record<string, string>;
 
 export interface NumberFieldOptions {
   /** The id of the element the card number frame is inserted into. */
@@ -66,13 +77,19 @@ export interface CvvFieldOptions {
   type?: FieldInputType;
 }
 
-/** Card payments need both fields; bank payments need none: `new PayJs(token, {})`. */
+/**
+ * Card payments need both fields (leaving one out throws a TypeError naming it); bank payments
+ * need none: `new PayJs(token, {})`. Members the library does not know are ignored.
+ */
 export interface PayJsOptions {
   number?: NumberFieldOptions;
   cvv?: CvvFieldOptions;
 }
 
 export type CardType = "visa" | "mastercard" | "amex" | "discover" | "jcb" | "diners";
+
+/** The brand as the live library's `cardType` names it. */
+export type LiveCardType = "visa" | "master" | "american_express" | "discover" | "diners_club" | "jcb";
 
 export interface FieldState {
   /** Nothing typed. */
@@ -83,7 +100,7 @@ export interface FieldState {
   valid: boolean;
 }
 
-/** What card_form_complete and card_form_uncomplete callbacks receive. */
+/** What card_form_complete and card_form_uncomplete (alias card_form_incomplete) callbacks receive. */
 export interface CardFormMessage {
   /** Both fields complete and valid. */
   complete: boolean;
@@ -91,11 +108,22 @@ export interface CardFormMessage {
   card_type: CardType | null;
   number: FieldState;
   cvv: FieldState;
+  /** The live library's name for the brand (`master`, `american_express`, `diners_club`, …), null while unknown. */
+  cardType: LiveCardType | null;
+  /** The number is complete and valid (same as `number.valid`). */
+  validNumber: boolean;
+  /** The CVV has the brand's length (same as `cvv.valid`). */
+  validCvv: boolean;
 }
 
-export type PayJsEventName = "card_form_complete" | "card_form_uncomplete";
+/** `card_form_incomplete` is the live library's name for `card_form_uncomplete`; both fire together. */
+export type PayJsEventName = "card_form_complete" | "card_form_uncomplete" | "card_form_incomplete";
 
-/** What showCardForm() resolves with. Each setter resolves once the form state reflects the value. */
+/**
+ * What showCardForm() resolves with. Each setter resolves once the form state reflects the
+ * value; calls take effect in call order even when not awaited, and pay() / tokenize() wait for
+ * them.
+ */
 export interface PayJsHandler {
   /** Types a test card number into the number frame (the sandbox accepts only test cards). */
   setTestPan(pan: string): Promise<void>;
@@ -195,6 +223,11 @@ export interface BankExtraDetails extends CommonDetails {
 /** What pay() takes. */
 export type ExtraDetails = CardExtraDetails | BankExtraDetails;
 
+type Tokenizing<T> = Omit<T, "total" | "invoice_id"> & { total?: number | string };
+
+/** What tokenize() takes: pay()'s details without the need for a total (no invoice is made). */
+export type TokenizeDetails = Tokenizing<CardExtraDetails> | Tokenizing<BankExtraDetails>;
+
 /** A timestamp "YYYY-MM-DD HH:MM:SS" (UTC). */
 export type Timestamp = string;
 
@@ -269,6 +302,33 @@ export interface Transaction {
   child_transactions: Transaction[];
 }
 
+/** What tokenize() resolves with: the stored payment method (never the card number or CVV). */
+export interface PaymentMethod {
+  id: string;
+  customer_id: string;
+  merchant_id: string;
+  method: "card" | "bank";
+  person_name: string;
+  nickname: string;
+  has_cvv: boolean;
+  card_type: string | null;
+  card_last_four: string | null;
+  /** MMYY. */
+  card_exp: string | null;
+  bank_name: string | null;
+  bank_type: string | null;
+  bank_holder_type: string | null;
+  bank_last_four: string | null;
+  address_zip: string | null;
+  address_1: string | null;
+  /** The same card or account gives the same fingerprint. */
+  fingerprint: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+  customer: Customer;
+}
+
 export type InvoiceStatus = "DRAFT" | "PAID" | "ATTEMPTED" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED" | "DELETED";
 
 /** What pay() resolves with (status PAID), and what a payment_declined PayJsError carries (status ATTEMPTED). */
@@ -317,7 +377,7 @@ export declare class PayJsError extends Error {
 
 /** One checkout: card frames (or none, for bank payments), events and pay(). Instances never share state. */
 export declare class PayJs {
-  /** Throws a TypeError on misuse (a token that is not a string, an unknown format, ...). */
+  /** Throws a TypeError on misuse (a token that is not a string, an unknown format, `number` without `cvv`, ...). */
   constructor(token: string, options?: PayJsOptions);
   /** Inserts the card number and CVV frames into their containers; rejects with a PayJsError. */
   showCardForm(): Promise<PayJsHandler>;
@@ -325,8 +385,15 @@ export declare class PayJs {
   on(event: "card_form_complete", callback: (message: CardFormMessage) => void): void;
   /** A change left the form not complete and valid. */
   on(event: "card_form_uncomplete", callback: (message: CardFormMessage) => void): void;
-  /** Validates, tokenizes, creates the invoice and pays it; resolves with the PAID invoice, rejects with a PayJsError. */
+  /** The live library's name for card_form_uncomplete; fires with it. (An unknown name only warns in the console.) */
+  on(event: "card_form_incomplete", callback: (message: CardFormMessage) => void): void;
+  /**
+   * Validates, tokenizes, creates the invoice and pays it; resolves with the PAID invoice. Rejects
+   * with a PayJsError; a decline's carries the ATTEMPTED invoice as `error.invoice`.
+   */
   pay(extraDetails: ExtraDetails): Promise<Invoice>;
+  /** Validates and stores the card (or bank account) only: resolves with the payment method; no invoice, no transaction. */
+  tokenize(extraDetails: TokenizeDetails): Promise<PaymentMethod>;
 }
 
 type PayJsConstructor = typeof PayJs;

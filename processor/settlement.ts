@@ -79,6 +79,18 @@ export interface DepositRow {
 export interface Deposit {
   id: string;
   batch_id: string;
+  /** A short name for people: CARD-YYYYMMDD or ACH-YYYYMMDD, the day the batch closed. */
+  display_batch_id: string;
+  /** When the batch closed, YYYY-MM-DD HH:MM:SS (the same as settled_at). */
+  batched_at: string;
+  /** created_at of the batch's newest transaction. */
+  last_transaction: string | null;
+  /** Sum, mean, smallest, largest and population standard deviation of the batch's amounts (refunds negative). */
+  sum: number;
+  avg: number;
+  min: number;
+  max: number;
+  std: number;
   method: "card" | "bank";
   /** When the batch closed: the settled_at of its transactions. */
   settled_at: string;
@@ -94,10 +106,79 @@ export interface Deposit {
   created_at: string;
 }
 
-export function depositRecord(row: DepositRow): Deposit {
+/** The amounts of a batch, as the real service's deposit report gives them. */
+export interface BatchStats {
+  lastTransaction: string | null;
+  count: number;
+  sumCents: number;
+  minCents: number;
+  maxCents: number;
+  /** Sum of the squared amounts, for the standard deviation. */
+  squaresCents: number;
+}
+
+const EMPTY_STATS: BatchStats = {
+  lastTransaction: null,
+  count: 0,
+  sumCents: 0,
+  minCents: 0,
+  maxCents: 0,
+  squaresCents: 0,
+};
+
+/** The rows a batch pays out: its sales (charges, captures) and refunds, refunds as negative amounts. */
+export const BATCH_ROWS = "type IN ('charge', 'capture', 'refund')";
+
+/** BatchStats of each of `batchIds` (of one merchant), in one query. */
+export function batchStats(db: Database, merchantId: string, batchIds: string[]): Map<string, BatchStats> {
+  const stats = new Map<string, BatchStats>();
+  if (batchIds.length === 0) return stats;
+  const rows = db
+    .query<
+      { batch_id: string; last: string; n: number; sum: number; min: number; max: number; squares: number },
+      string[]
+    >(
+      `SELECT batch_id, MAX(created_at) AS last, COUNT(*) AS n, SUM(amount) AS sum, MIN(amount) AS min,
+         MAX(amount) AS max, SUM(amount * amount) AS squares
+       FROM (SELECT batch_id, created_at, CASE type WHEN 'refund' THEN -total_cents ELSE total_cents END AS amount
+             FROM transactions WHERE merchant_id = ? AND batch_id IN (${batchIds.map(() => "?").join(", ")}) AND ${BATCH_ROWS})
+       GROUP BY batch_id`,
+    )
+    .all(merchantId, ...batchIds);
+  for (const r of rows) {
+    stats.set(r.batch_id, {
+      lastTransaction: r.last,
+      count: r.n,
+      sumCents: r.sum,
+      minCents: r.min,
+      maxCents: r.max,
+      squaresCents: r.squares,
+    });
+  }
+  return stats;
+}
+
+/** CARD-YYYYMMDD / ACH-YYYYMMDD: the method and the day its batch closed. */
+export function displayBatchId(method: "card" | "bank", settledAt: string): string {
+  return `${method === "card" ? "CARD" : "ACH"}-${settledAt.slice(0, 10).replaceAll("-", "")}`;
+}
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+export function depositRecord(row: DepositRow, stats: BatchStats = EMPTY_STATS): Deposit {
+  const mean = stats.count > 0 ? stats.sumCents / stats.count : 0;
+  const variance = stats.count > 0 ? Math.max(0, stats.squaresCents / stats.count - mean * mean) : 0;
   return {
     id: row.id,
     batch_id: row.batch_id,
+    display_batch_id: displayBatchId(row.method, row.settled_at),
+    batched_at: row.settled_at,
+    last_transaction: stats.lastTransaction,
+    sum: centsToNumber(stats.sumCents),
+    avg: round2(mean / 100),
+    min: centsToNumber(stats.minCents),
+    max: centsToNumber(stats.maxCents),
+    std: round2(Math.sqrt(variance) / 100),
     method: row.method,
     settled_at: row.settled_at,
     deposit_date: row.deposit_at.slice(0, 10),
@@ -271,7 +352,8 @@ export class Settlement {
     for (const row of due) {
       this.db.query("UPDATE deposits SET deposited_at = deposit_at, updated_at = deposit_at WHERE id = ?").run(row.id);
       const landed = this.db.query<DepositRow, [string]>("SELECT * FROM deposits WHERE id = ?").get(row.id)!;
-      this.events.emit({ merchantId, name: "create_deposit", record: depositRecord(landed) });
+      const stats = batchStats(this.db, merchantId, [landed.batch_id]).get(landed.batch_id);
+      this.events.emit({ merchantId, name: "create_deposit", record: depositRecord(landed, stats) });
       done.deposits += 1;
     }
     return due.length > 0;

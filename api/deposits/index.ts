@@ -25,18 +25,27 @@ export function depositRoutes(deps: AppDeps) {
       {
         query: DepositQuery,
         response: { 200: DepositPage, ...AUTH_ERRORS },
-        detail: { summary: "Deposits that landed, by deposit date, newest first", description: RULES },
+        detail: {
+          summary: "Deposit batches that landed, by deposit date, newest first",
+          description: `startDate and endDate (YYYY-MM-DD) bound the deposit date; either alone is enough. ${RULES}`,
+        },
       },
     )
     .get(
       "/depositDetail",
-      ({ merchant, query, request }) => deposits.detail(merchant.id, query.batch_id, pageRequest(query), request.url),
+      ({ merchant, query, request }) =>
+        deposits.detail(
+          merchant.id,
+          { batchId: query.batch_id, startDate: query.startDate, endDate: query.endDate },
+          pageRequest(query),
+          request.url,
+        ),
       {
         query: DepositDetailQuery,
         response: { 200: DepositDetailPage, ...AUTH_ERRORS, 404: ErrorBody },
         detail: {
-          summary: "The transactions of a settlement batch, with each one's fee and net",
-          description: `The sum of the items' net equals the deposit's net. ${RULES}`,
+          summary: "The transactions of a settlement batch, or of every deposit in a date range",
+          description: `With batch_id: that batch (pending or landed) with its \`deposit\`. Without: startDate and/or endDate, the transactions of every deposit GET /query/deposit lists for that range. Each row is the transaction with its fee, net and the deposit-detail fields (batch_id, display_batch_id, batched_at, transaction_id, fees, card_type, customer_*). The items' net add up to the deposit's net. ${RULES}`,
         },
       },
     );

@@ -7,6 +7,7 @@ import { paginate, type Page, type PageRequest } from "../../lib/pagination";
 import { MESSAGES } from "../../payjs/messages";
 import {
   addError,
+  isValidEmail,
   validateAvs,
   validateCustomerFields,
   validateMeta,
@@ -68,6 +69,11 @@ export interface PayOptions {
 }
 
 /** The default hosted invoice address prefix: the invoice is at url + id. */
+/** The address a pay() attempt of this invoice e-mails its receipt to, or null when it sends none. */
+export function receiptAddress(invoice: Pick<InvoiceRow, "send_receipt" | "email">): string | null {
+  return invoice.send_receipt === 1 && invoice.email && isValidEmail(invoice.email) ? invoice.email : null;
+}
+
 export function defaultInvoiceUrl(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, "")}/hosted/invoice/`;
 }
@@ -375,6 +381,9 @@ export class InvoiceService {
       invoiceId: invoice.id,
       source: options.source,
       isMerchantPresent: options.isMerchantPresent,
+      // The attempt's receipt is e-mailed right after the commit (api/receipts/service.ts); the
+      // charge records it from the start, so its answer, replays and webhooks all agree.
+      receiptEmailAt: receiptAddress(invoice) ? this.clock.timestamp(merchantId) : null,
     });
     return { invoice: this.get(merchantId, id), transaction };
   }

@@ -17,6 +17,7 @@ import * as httpTs from "../../payjs/http.ts" with { type: "text" };
 import * as messagesTs from "../../payjs/messages.ts" with { type: "text" };
 import * as payjsTs from "../../payjs/payjs.ts" with { type: "text" };
 import * as protocolTs from "../../payjs/protocol.ts" with { type: "text" };
+import * as styleTs from "../../payjs/style.ts" with { type: "text" };
 import * as typesTs from "../../payjs/types.ts" with { type: "text" };
 import * as validationTs from "../../payjs/validation.ts" with { type: "text" };
 
@@ -36,6 +37,7 @@ const EMBEDDED: Record<string, string> = {
   "messages.ts": text(messagesTs),
   "payjs.ts": text(payjsTs),
   "protocol.ts": text(protocolTs),
+  "style.ts": text(styleTs),
   "types.ts": text(typesTs),
   "validation.ts": text(validationTs),
 };

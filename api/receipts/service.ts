@@ -18,10 +18,10 @@ import {
   type ReceiptView,
 } from "../../mail/receipt";
 import { MESSAGES } from "../../payjs/messages";
-import { isValidEmail, validateCustomerFields } from "../../payjs/validation";
+import { validateCustomerFields } from "../../payjs/validation";
 import type { AppDeps } from "../deps";
 import { ValidationFailed } from "../errors";
-import { defaultInvoiceUrl, SETTLED_STATUSES, type InvoiceRow } from "../invoices/service";
+import { defaultInvoiceUrl, receiptAddress, SETTLED_STATUSES, type InvoiceRow } from "../invoices/service";
 import type { MerchantRow } from "../merchants/service";
 import type { TransactionRow } from "../transactions/service";
 
@@ -107,7 +107,8 @@ export class ReceiptService {
   async afterInvoicePayment(merchantId: string, invoiceId: string): Promise<EmailRow | null> {
     try {
       const invoice = this.deps.services.invoices.find(merchantId, invoiceId);
-      if (!invoice || invoice.send_receipt !== 1 || !invoice.email || !isValidEmail(invoice.email)) return null;
+      const to = invoice ? receiptAddress(invoice) : null;
+      if (!invoice || !to) return null;
       const txn = this.deps.db
         .query<TransactionRow, [string, string]>(
           "SELECT * FROM transactions WHERE invoice_id = ? AND merchant_id = ? AND parent_id IS NULL ORDER BY rowid DESC LIMIT 1",
@@ -116,7 +117,7 @@ export class ReceiptService {
       if (!txn) return null;
       const merchant = this.merchant(merchantId);
       const view = this.view(merchant, txn, invoice);
-      const row = await this.email(merchant, invoice.email, view, view.success ? "receipt" : "receipt_failed");
+      const row = await this.email(merchant, to, view, view.success ? "receipt" : "receipt_failed");
       this.deps.services.invoices.markSent(merchantId, invoiceId);
       return row;
     } catch (error) {

@@ -17,7 +17,15 @@ export const TransactionQuery = t.Object({
   ...PageQuery,
   startDate: t.Optional(DateParam),
   endDate: t.Optional(DateParam),
-  type: t.Optional(t.Union(["charge", "pre_auth", "capture", "void", "refund"].map((v) => t.Literal(v)))),
+  type: t.Optional(
+    t.Union(
+      ["charge", "pre_auth", "capture", "void", "refund"].map((v) => t.Literal(v)),
+      {
+        description:
+          "charge or pre_auth: those transactions, each with its children; capture, void or refund: those child transactions themselves (parent_id names the parent)",
+      },
+    ),
+  ),
   success: t.Optional(t.Union([t.Literal("true"), t.Literal("false"), t.Literal("1"), t.Literal("0")])),
   method: t.Optional(t.Union([t.Literal("card"), t.Literal("bank")])),
   customer_id: t.Optional(t.String()),

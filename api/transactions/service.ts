@@ -60,6 +60,8 @@ export interface ChargeInput {
   invoiceId?: string | null;
   source?: string | null;
   isMerchantPresent?: boolean;
+  /** When a receipt e-mail goes out with this payment (pay() with send_receipt). */
+  receiptEmailAt?: string | null;
 }
 
 export interface TransactionFilters {
@@ -139,8 +141,8 @@ function isLiveParent(row: TransactionRow): boolean {
  */
 const INSERT_CHARGE_SQL = `INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method,
     type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, meta, is_merchant_present,
-    reference_id, source, pre_auth, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    reference_id, source, pre_auth, receipt_email_at, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   RETURNING *`;
 
 export class TransactionService {
@@ -284,6 +286,7 @@ export class TransactionService {
       auth.authId ?? "",
       input.source ?? null,
       input.preAuth ? 1 : 0,
+      input.receiptEmailAt ?? null,
       now,
       now,
     )!;
@@ -418,8 +421,10 @@ export class TransactionService {
   }
 
   list(merchantId: string, filters: TransactionFilters, page: PageRequest, url: string): Page<Transaction> {
-    // Children (captures, voids, refunds) are listed under their parent, not on their own.
-    const where = ["t.merchant_id = ?", "t.parent_id IS NULL"];
+    // Children (captures, voids, refunds) are listed under their parent, not on their own,
+    // unless the filter asks for that kind of child: then the children themselves are the rows.
+    const childType = filters.type === "capture" || filters.type === "void" || filters.type === "refund";
+    const where = ["t.merchant_id = ?", childType ? "t.parent_id IS NOT NULL" : "t.parent_id IS NULL"];
     const params: (string | number)[] = [merchantId];
     if (filters.startDate) {
       where.push("t.created_at >= ?");
@@ -429,11 +434,7 @@ export class TransactionService {
       where.push("t.created_at <= ?");
       params.push(filters.endDate.length === 10 ? `${filters.endDate} 23:59:59` : filters.endDate);
     }
-    if (filters.type === "capture" || filters.type === "void" || filters.type === "refund") {
-      // Children are listed under their parent: filter on the parents that have one.
-      where.push("EXISTS (SELECT 1 FROM transactions c WHERE c.parent_id = t.id AND c.type = ?)");
-      params.push(filters.type);
-    } else if (filters.type) {
+    if (filters.type) {
       where.push("t.type = ?");
       params.push(filters.type);
     }

@@ -78,6 +78,29 @@ describe("receipt e-mails of pay()", () => {
     }
     expect(email.html).toContain('<table class="line-items"');
     expect(email.html).toContain(`href="${link}"`);
+    // One "Total" row (beside Subtotal and Tax), in the HTML as in the text.
+    expect(email.html.match(/>Total</g)).toHaveLength(1);
+    expect(email.html.match(/>Subtotal</g)).toHaveLength(1);
+    expect(email.text.match(/^Total:/gm)).toHaveLength(1);
+  });
+
+  test("the charge of a pay() that e-mails a receipt has receipt_email_at, in the answer, on GET and in its webhook", async () => {
+    const ctx = setup();
+    const created: any[] = [];
+    ctx.deps.events.on((e) => void (e.name === "create_transaction" && created.push(e.record)));
+    const paid = await pay(ctx);
+    const charge = paid.body.child_transactions[0];
+    const email = await latest(ctx);
+    expect(charge.receipt_email_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect(email.transaction_id).toBe(charge.id);
+    const read = (await ctx.call("GET", `/transaction/${charge.id}`)).body;
+    expect(read.receipt_email_at).toBe(charge.receipt_email_at);
+    expect(created.map((r) => r.receipt_email_at)).toEqual([charge.receipt_email_at]);
+    // A declined attempt e-mails its receipt too; with send_receipt false nothing is sent or stamped.
+    const declined = await pay(ctx, {}, { card_number: "4000000000009995" });
+    expect(declined.body.invoice.child_transactions[0].receipt_email_at).not.toBeNull();
+    const quiet = await pay(ctx, { send_receipt: false });
+    expect(quiet.body.child_transactions[0].receipt_email_at).toBeNull();
   });
 
   test("a declined pay() e-mails the decline message and the hosted payment page link", async () => {
@@ -265,6 +288,8 @@ describe("relaying receipts through --smtp", () => {
     const email = await latest(ctx);
     expect(email.relay_status).toBe("failed");
     expect(email.relay_error).toMatch(/ECONNREFUSED|connect/i);
+    // It was never relayed, so it has no relayed_at.
+    expect(email.relayed_at).toBeNull();
     expect(ctx.log.lines.some((line) => line.includes("relay") && line.includes(email.id))).toBe(true);
   });
 });

@@ -31,7 +31,7 @@ describe("GET /transaction with captures, voids and refunds", () => {
     expect(byId[voided.id].child_transactions.map((c: any) => c.type)).toEqual(["void"]);
   });
 
-  test("type=refund, void or capture lists the parents that have such a child", async () => {
+  test("type=refund, void or capture lists those child transactions themselves, not their parents", async () => {
     const refunded = await week.pay(10);
     const voided = await week.pay(10);
     const plain = await week.pay(10);
@@ -42,9 +42,17 @@ describe("GET /transaction with captures, voids and refunds", () => {
     await post(voided.id, "void");
     await week.advance(86_400);
     await post(refunded.id, "refund", { total: 1 });
-    expect(await ids("?type=refund")).toEqual([refunded.id]);
-    expect(await ids("?type=void")).toEqual([voided.id]);
-    expect(await ids("?type=capture")).toEqual([auth.id]);
+    const children = async (query: string) =>
+      ((await ctx.call("GET", `/transaction${query}`)).body.data as any[]).map((t) => [t.type, t.parent_id, t.total]);
+    expect(await children("?type=refund")).toEqual([["refund", refunded.id, 1]]);
+    expect(await children("?type=void")).toEqual([["void", voided.id, 10]]);
+    expect(await children("?type=capture")).toEqual([["capture", auth.id, 5]]);
+    const refundRow = (await ctx.call("GET", "/transaction?type=refund")).body;
+    expect(refundRow.total).toBe(1);
+    expect(refundRow.data[0].id).not.toBe(refunded.id);
+    expect(refundRow.data[0].child_transactions).toEqual([]);
+    // Combined with another filter, the child's own columns count.
+    expect(await children("?type=refund&method=bank")).toEqual([]);
     expect(await ids("?type=pre_auth")).toEqual([auth.id]);
     expect(await ids("?type=charge")).toEqual([refunded.id, voided.id, plain.id].sort());
   });

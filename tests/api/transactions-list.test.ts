@@ -178,7 +178,7 @@ describe("OpenAPI", () => {
       Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
     );
     // Pages, scripts and the dashboard are for browsers, not part of the API document.
-    const PAGES = ["/openapi", "/payjs", "/dashboard", "/hosted", "/_test"];
+    const PAGES = ["/openapi", "/payjs", "/dashboard", "/hosted", "/_test", "/favicon.ico"];
     const routes = ctx.app.routes.filter(
       (r) => r.path !== "/" && r.method !== "OPTIONS" && !PAGES.some((prefix) => r.path.startsWith(prefix)),
     );

@@ -4,7 +4,7 @@
  * Retries always carry the same Idempotency-Key, so one tokenize never makes two payment methods.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PaymentApi, PaymentConfiguration, testCreditCard, type PaymentConfigurationOptions } from "paysandbox/mobile";
+import { PaymentApi, PaymentConfiguration, testCreditCard, type PaymentConfigurationOptions } from "paysandbox-mobile";
 import { serve, setup, type TestContext } from "../helpers";
 import { proxy, type Behaviour, type Proxy } from "./proxy";
 

@@ -15,7 +15,7 @@ import {
   testCreditCard,
   type PaymentMethod,
   type TokenizeResponse,
-} from "paysandbox/mobile";
+} from "paysandbox-mobile";
 import { MESSAGES } from "../../payjs/messages";
 import { TEST_CARDS } from "../../processor/test-data";
 import { serve, setup, type TestContext } from "../helpers";

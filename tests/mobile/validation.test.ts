@@ -12,7 +12,7 @@ import {
   PaymentConfiguration,
   testBankAccount,
   testCreditCard,
-} from "paysandbox/mobile";
+} from "paysandbox-mobile";
 import { MESSAGES } from "../../payjs/messages";
 import { LIMITS } from "../../payjs/validation";
 import { serve, setup, type TestContext } from "../helpers";

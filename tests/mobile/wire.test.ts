@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PaymentApi, PaymentConfiguration, WIRE_NAMES, testBankAccount, testCreditCard } from "paysandbox/mobile";
+import { PaymentApi, PaymentConfiguration, WIRE_NAMES, testBankAccount, testCreditCard } from "paysandbox-mobile";
 import { TokenizeBody } from "../../api/webpayment/model";
 import { serve, setup, type TestContext } from "../helpers";
 import { proxy, type Proxy } from "./proxy";

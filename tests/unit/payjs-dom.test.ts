@@ -11,6 +11,19 @@ import { PayJs, setSandboxBase } from "../../payjs/payjs";
 
 const SANDBOX = "http://sandbox.test:7290";
 
+/** The console warnings `run` printed. */
+function captureWarnings(run: () => void): string[] {
+  const warnings: string[] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
+  try {
+    run();
+  } finally {
+    console.warn = original;
+  }
+  return warnings;
+}
+
 describe("PayJs in a DOM", () => {
   beforeAll(() => {
     GlobalRegistrator.register({
@@ -44,7 +57,13 @@ describe("PayJs in a DOM", () => {
 
   test("showCardForm() replaces each container's content with a frame of the sandbox carrying the field's options", async () => {
     const payjs = new PayJs("tok_123", {
-      number: { id: "number", placeholder: "Card", format: "maskedFormat", style: { color: "red" }, type: "text" },
+      number: {
+        id: "number",
+        placeholder: "Card",
+        format: "maskedFormat",
+        style: "color: red; behavior: url(x)",
+        type: "text",
+      },
       cvv: { id: "cvv", placeholder: "CVC" },
     });
     const shown = payjs.showCardForm().catch((error: PayJsError) => error);
@@ -61,8 +80,10 @@ describe("PayJs in a DOM", () => {
       origin: "http://shop.test",
       placeholder: "Card",
       format: "maskedFormat",
-      style: { color: "red" },
+      // The style goes to the frame as given: it is sanitized there, never applied in this page.
+      style: "color: red; behavior: url(x)",
       type: "text",
+      autosize: true,
     });
     expect(cvvConfig).toMatchObject({ field: "cvv", token: "tok_123", placeholder: "CVC" });
     // Both frames belong to one instance, named after it.
@@ -98,12 +119,43 @@ describe("PayJs in a DOM", () => {
     expect(document.querySelectorAll("iframe")).toHaveLength(0);
   });
 
+  test("what the live library's pages also pass is accepted: every input type, unknown members, card_form_incomplete", () => {
+    const warnings = captureWarnings(() => {
+      for (const type of ["text", "tel", "number", "password"] as const) {
+        new PayJs("tok", {
+          number: { id: "n", type, extra: 1 } as never,
+          cvv: { id: "c", type, other: true } as never,
+        });
+      }
+      new PayJs("tok", {}).on("card_form_incomplete", () => {});
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  test("an unknown input type warns once and the field falls back to tel; an unknown event warns and returns", () => {
+    let returned: unknown = "not called";
+    const warnings = captureWarnings(() => {
+      const payjs = new PayJs("tok", { number: { id: "n", type: "email" as never }, cvv: { id: "c" } });
+      returned = payjs.on("card_form_changed" as never, () => {});
+    });
+    expect(returned).toBeUndefined();
+    expect(warnings).toEqual([
+      LIBRARY_MESSAGES.unknownInputType("number", "email"),
+      LIBRARY_MESSAGES.unknownEvent("card_form_changed"),
+    ]);
+  });
+
   test("misuse throws a TypeError at once, saying what was expected", () => {
     expect(() => new PayJs(42 as never)).toThrow("PayJs: token expected the web payments token (a string), got number");
     expect(() => new PayJs("tok", { number: { id: "" } })).toThrow('options.number.id expected an element id, got ""');
-    expect(() => new PayJs("tok", { cvv: { id: "c", type: "number" as never } })).toThrow(
-      'options.cvv.type expected text | tel | password, got "number"',
+    expect(() => new PayJs("tok", { number: { id: "n" }, cvv: { id: "c", style: 12 as never } })).toThrow(
+      "options.cvv.style expected a CSS declaration string or an object of CSS properties, got number",
     );
+    // A card form without one of its two fields names the one left out.
+    expect(() => new PayJs("tok", { number: { id: "n" } } as never)).toThrow(
+      "PayJs: options.cvv expected { id } of the CVV container (a card form needs number and cvv), got undefined",
+    );
+    expect(() => new PayJs("tok", { cvv: { id: "c" } })).toThrow("PayJs: options.number expected");
     expect(() => new PayJs("tok", {}).on("card_form_complete", "nope" as never)).toThrow(
       'on(event, callback) expected a function, got "nope"',
     );

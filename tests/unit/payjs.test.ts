@@ -9,6 +9,7 @@ import {
   displayNumber,
   formEvent,
   formMessage,
+  liveCardType,
   numberState,
   sanitizeCvv,
   sanitizeNumber,
@@ -59,10 +60,12 @@ describe("card number formats", () => {
     expect(sanitizeNumber("abc")).toBe("");
   });
 
-  test("the CVV keeps at most the brand's length of digits (4 while the brand is unknown)", () => {
-    expect(sanitizeCvv("12a34", "visa")).toBe("123");
-    expect(sanitizeCvv("12345", "amex")).toBe("1234");
-    expect(sanitizeCvv("12345", null)).toBe("1234");
+  // Changed on purpose (issue 13): the CVV used to be cut to the brand the CVV frame had seen,
+  // so setTestPan(amex); setTestCvv("1234") without awaits kept "123" and failed.
+  test("the CVV keeps at most 4 digits whatever the brand; the number frame judges the length", () => {
+    expect(sanitizeCvv("12a34")).toBe("1234");
+    expect(sanitizeCvv("12345")).toBe("1234");
+    expect(sanitizeCvv("1 2 3")).toBe("123");
   });
 });
 
@@ -76,6 +79,9 @@ describe("field states", () => {
         card_type: card.brand,
         number: { empty: false, complete: true, valid: true },
         cvv: { empty: false, complete: true, valid: true },
+        cardType: liveCardType(card.brand),
+        validNumber: true,
+        validCvv: true,
       });
     }
   });
@@ -128,6 +134,22 @@ describe("card form events", () => {
       card_type: "amex",
       number: { empty: false, complete: false, valid: false },
       cvv: { empty: false, complete: true, valid: true },
+      cardType: "american_express",
+      validNumber: false,
+      validCvv: true,
+    });
+  });
+
+  test("cardType names each brand as the live library does; validNumber and validCvv mirror the field states", () => {
+    expect(
+      (["visa", "mastercard", "amex", "discover", "diners", "jcb"] as const).map((brand) => liveCardType(brand)),
+    ).toEqual(["visa", "master", "american_express", "discover", "diners_club", "jcb"]);
+    expect(liveCardType(null)).toBeNull();
+    expect(formMessage("", "")).toMatchObject({ cardType: null, validNumber: false, validCvv: false });
+    expect(formMessage("4111111111111111", "12")).toMatchObject({
+      cardType: "visa",
+      validNumber: true,
+      validCvv: false,
     });
   });
 });
@@ -401,12 +423,12 @@ describe("message protocol", () => {
 });
 
 describe("bundle and typings", () => {
-  test("payjs.js and the frame script build from the embedded sources, minified, ≤ 12 KB gzipped together", async () => {
+  test("payjs.js and the frame script build from the embedded sources, minified, ≤ 13 KB gzipped together", async () => {
     const assets = await buildAssets();
     const library = new TextDecoder().decode(assets.library.body);
     expect(library).toContain("PayJs");
     expect(library.split("\n").length).toBeLessThan(5);
-    expect(assets.library.gzip.byteLength + assets.frame.gzip.byteLength).toBeLessThanOrEqual(12 * 1024);
+    expect(assets.library.gzip.byteLength + assets.frame.gzip.byteLength).toBeLessThanOrEqual(13 * 1024);
     expect(SOURCE_FILES).toContain("validation.ts");
   }, 30_000);
 
@@ -418,13 +440,28 @@ describe("bundle and typings", () => {
     writeFileSync(join(dir, "payjs.d.ts"), typingsOf(sources));
     writeFileSync(
       join(dir, "good.ts"),
-      `import type { Invoice, PayJsError } from "./payjs";
+      `import type { Invoice, PayJsError, PaymentMethod } from "./payjs";
 const payjs = new window.PayJs("token", { number: { id: "n", format: "maskedFormat" }, cvv: { id: "c" } });
 payjs.on("card_form_complete", (m) => m.cvv.valid && m.card_type === "amex");
 payjs.showCardForm().then((h) => h.setTestPan("4111111111111111"));
 const paid: Promise<Invoice> = payjs.pay({ method: "bank", total: 1, firstname: "A", lastname: "B", person_name: "A B",
   bank_account: "1", bank_routing: "021000021", bank_type: "savings", bank_holder_type: "personal" });
 paid.catch((e: PayJsError) => e.code === "frame_timeout" || e.code === "payment_declined");
+paid.catch((e: PayJsError) => e.invoice?.payment_attempt_failed === true && e.invoice.payment_attempt_message.length > 0);
+
+// What the specification's table and live pages write: string styles, every type, card_form_incomplete, tokenize().
+const live = new window.PayJs("token", {
+  number: { id: "card-number", placeholder: "Card number", style: "width: 100%; height: 2em; font-size: 14px", type: "number", format: "prettyFormat" },
+  cvv: { id: "card-cvv", placeholder: "CVV", style: { fontSize: "14px" }, type: "password" },
+});
+live.on("card_form_incomplete", (m) => m.validNumber || m.validCvv || m.cardType === "american_express");
+live.on("card_form_uncomplete", (m) => m.cardType === "master" || m.cardType === null);
+live.showCardForm().then((h) => {
+  void h.setTestPan("378282246310005");
+  void h.setTestCvv("1234");
+});
+const stored: Promise<PaymentMethod> = live.tokenize({ method: "card", month: "12", year: "2030", firstname: "A", lastname: "B" });
+stored.then((pm) => pm.id + pm.customer_id + (pm.card_last_four ?? "") + pm.customer.firstname);
 
 export {};
 `,
@@ -443,6 +480,8 @@ void other.pay({ method: "card", month: "12", year: "2030", total: "1.00", first
       `/// <reference path="./payjs.d.ts" />
 new window.PayJs("t").on("card_form_done", () => {});
 new window.PayJs("t").pay({ method: "card", total: 1, firstname: "A", lastname: "B" });
+new window.PayJs("t", { number: { id: "n", style: 12 } });
+new window.PayJs("t").on("card_form_complete", (m) => m.cardType === "amex");
 export {};
 `,
     );
@@ -468,5 +507,7 @@ export {};
     const bad = tsc("bad.ts").stdout.toString();
     expect(bad).toContain("card_form_done");
     expect(bad).toMatch(/month|year/);
+    expect(bad).toContain("bad.ts(4,"); // a style that is neither a string nor an object
+    expect(bad).toContain("bad.ts(5,"); // "amex" is card_type's name; cardType says "american_express"
   }, 60_000);
 });
