@@ -56,6 +56,9 @@ export const LIBRARY_MESSAGES = {
     `PayJs: options.${field}.style: "${property}" is not an allowed style (or its value is not) and was dropped.`,
 } as const;
 
+/** A decline's error reads as its invoice too (see the constructor). */
+export interface PayJsError extends Partial<Omit<Invoice, keyof Error>> {}
+
 export class PayJsError extends Error {
   override readonly name = "PayJsError" as const;
   // `declare`: no own property unless given, so an error without fields has no `fields` key.
@@ -68,7 +71,15 @@ export class PayJsError extends Error {
   ) {
     super(message);
     if (extra.fields) (this as { fields?: PayJsErrorFields }).fields = extra.fields;
-    if (extra.invoice) (this as { invoice?: Invoice }).invoice = extra.invoice;
+    if (extra.invoice) {
+      (this as { invoice?: Invoice }).invoice = extra.invoice;
+      // The live library rejects a declined pay() with the invoice itself, and its pages read
+      // err.child_transactions[0].message: the invoice's members are here too (not enumerable,
+      // so the error's documented shape and toJSON() stay as they are).
+      for (const [key, value] of Object.entries(extra.invoice)) {
+        if (!(key in this)) Object.defineProperty(this, key, { value, enumerable: false });
+      }
+    }
   }
 
   /** A plain object of the documented members (what structured clone and JSON keep). */

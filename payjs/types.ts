@@ -364,7 +364,13 @@ export interface Invoice {
   deleted_at: Timestamp | null;
 }
 
-/** Every rejection of showCardForm() and pay(). */
+/**
+ * A declined pay()'s error also carries the attempted invoice's members (`child_transactions`,
+ * `payment_attempt_message`, `status`, …), as the live library rejects with the invoice itself.
+ */
+export interface PayJsError extends Partial<Omit<Invoice, keyof Error>> {}
+
+/** Every rejection of showCardForm(), pay() and tokenize(). */
 export declare class PayJsError extends Error {
   readonly name: "PayJsError";
   readonly code: PayJsErrorCode;

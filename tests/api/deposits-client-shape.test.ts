@@ -37,6 +37,8 @@ async function twoBatches() {
 
 describe("GET /query/deposit in the real service's shape", () => {
   test("each batch has batch_id, display_batch_id, batched_at, last_transaction, count, sum, avg, min, max, std, fees", async () => {
+    const created: unknown[] = [];
+    ctx.deps.events.on((e) => void (e.name === "create_deposit" && created.push(e.record)));
     await twoBatches();
     const { data } = await get(`/query/deposit?startDate=${date(week.midnight(0))}&endDate=${date(week.midnight(3))}`);
     expect(data).toHaveLength(2);
@@ -71,6 +73,8 @@ describe("GET /query/deposit in the real service's shape", () => {
       expect(batch.last_transaction).toMatch(TIMESTAMP);
       expect(Math.round((batch.sum - batch.fees) * 100) / 100).toBe(batch.net);
     }
+    // The create_deposit webhook's record is the same record, in landing order.
+    expect(created).toEqual([monday, tuesday]);
   });
 
   test("either date alone is enough, and the clients' timezone parameters are accepted", async () => {

@@ -87,6 +87,17 @@ const TYPES_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>type
   }
 </script></body></html>`;
 
+/** A card form in a tab that is hidden when showCardForm() runs, shown later. */
+const HIDDEN_PAGE = `<!doctype html><html><head><meta charset="utf-8"><script src="{{SANDBOX_URL}}/payjs.js"></script></head>
+<body><section id="tab" hidden><div id="card-number"></div><div id="card-cvv"></div></section>
+<script>
+  const payjs = new PayJs("{{TOKEN}}", {
+    number: { id: "card-number", style: "font-size: 20px; padding: 4px; border: 2px solid #333" },
+    cvv: { id: "card-cvv", style: "font-size: 20px; padding: 4px; border: 2px solid #333" },
+  });
+  payjs.showCardForm().then((handler) => (window.handler = handler));
+</script></body></html>`;
+
 const BLANK_PAGE = `<!doctype html><html><head><meta charset="utf-8"><script src="{{SANDBOX_URL}}/payjs.js"></script></head>
 <body><div id="card-number"></div><div id="card-cvv"></div></body></html>`;
 
@@ -110,7 +121,12 @@ describe.skipIf(!HAS_CHROMIUM)("PayJs as the specification types it, in Chromium
       sandboxUrl: sandbox.url,
       port: 0,
       token: ctx.token,
-      pages: { "/spec.html": SPEC_PAGE, "/types.html": TYPES_PAGE, "/blank.html": BLANK_PAGE },
+      pages: {
+        "/spec.html": SPEC_PAGE,
+        "/types.html": TYPES_PAGE,
+        "/blank.html": BLANK_PAGE,
+        "/hidden.html": HIDDEN_PAGE,
+      },
     });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 520, height: 640 } });
@@ -168,6 +184,28 @@ describe.skipIf(!HAS_CHROMIUM)("PayJs as the specification types it, in Chromium
     for (const container of ["sized-number", "sized-cvv"]) {
       expect(await box(container)).toBe(60);
       expect((await page.locator(`#${container}`).boundingBox())!.height).toBe(60);
+    }
+  });
+
+  test("a card form inserted into a hidden tab sizes itself to its input once the tab is shown", async () => {
+    const hidden = await browser.newPage({ viewport: { width: 520, height: 400 } });
+    try {
+      await hidden.goto(`${example.url}/hidden.html`);
+      await hidden.waitForFunction(() => (window as any).handler, null, { timeout: 20_000 });
+      await hidden.evaluate(() => (document.getElementById("tab")!.hidden = false));
+      const inputHeight = await input(hidden, "card-number").evaluate((el) => el.getBoundingClientRect().height);
+      expect(inputHeight).toBeGreaterThan(20);
+      await hidden.waitForFunction(
+        (want) =>
+          ["card-number", "card-cvv"].every(
+            (id) => Math.abs(document.querySelector(`#${id} iframe`)!.getBoundingClientRect().height - want) <= 2,
+          ),
+        inputHeight,
+        { timeout: 15_000 },
+      );
+      await hidden.screenshot({ path: artifactPath("payjs-autosize-hidden-tab.png") });
+    } finally {
+      await hidden.close();
     }
   });
 
@@ -372,12 +410,26 @@ describe.skipIf(!HAS_CHROMIUM)("PayJs as the specification types it, in Chromium
       handler.setTestCvv("123");
       return payjs.pay({ ...details, total: 4.25 }).then(
         () => null,
-        (e: any) => ({ name: e.name, code: e.code, message: e.message, invoice: e.invoice }),
+        (e: any) => ({
+          name: e.name,
+          code: e.code,
+          message: e.message,
+          invoice: e.invoice,
+          // What pages written for the live library read: its rejection is the invoice itself.
+          live: { message: e.child_transactions[0].message, attempt: e.payment_attempt_message, id: e.id },
+          keys: Object.keys(e).sort(),
+        }),
       );
     }, CARD_DETAILS);
     expect(declined).toMatchObject({ name: "PayJsError", code: "payment_declined" });
     expect(declined!.invoice).toMatchObject({ status: "ATTEMPTED", total: 4.25, payment_attempt_failed: true });
     expect(declined!.invoice.payment_attempt_message).not.toBe("");
+    expect(declined!.live).toEqual({
+      message: declined!.invoice.child_transactions[0].message,
+      attempt: declined!.invoice.payment_attempt_message,
+      id: declined!.invoice.id,
+    });
+    expect(declined!.keys).toEqual(["code", "invoice", "name"]);
     const stored = await ctx.call("GET", `/invoice/${declined!.invoice.id}`);
     expect(stored.body).toMatchObject({
       payment_attempt_failed: true,

@@ -115,11 +115,17 @@ test("no full card number and no CVV reaches the database, its WAL, the log or a
       { "idempotency-key": `pay-${index}` },
     );
     expect([200, 402]).toContain(paid.status);
+    // the server-side flow of the native SDKs: POST /payment-method with the merchant key
+    const created = await call(url, "POST", "/payment-method", { ...details, customer_id: pm.body.customer_id }, auth);
+    expect(created.status).toBe(200);
+    expect(created.text).not.toContain(card.number);
     // refused requests that carry the number and CVV
     const expired = await call(url, "POST", `/webpayment/${TOKEN}/tokenize`, { ...details, card_exp: "0120" });
     expect(expired.status).toBe(422);
     const broken = await call(url, "POST", `/webpayment/${TOKEN}/tokenize`, JSON.stringify(details).slice(0, -5));
     expect(broken.status).toBe(400);
+    const refusedServerSide = await call(url, "POST", "/payment-method", { ...details, card_exp: "0120" }, auth);
+    expect(refusedServerSide.status).toBe(422);
   }
   for (const number of REFUSED_NUMBERS) {
     const refused = await call(url, "POST", `/webpayment/${TOKEN}/tokenize`, { ...CARD, card_number: number });

@@ -349,6 +349,29 @@ describe("PayJsError", () => {
     expect(error.invoice as unknown).toEqual(invoice);
   });
 
+  test("a decline's error also reads as the invoice (the live library rejects with it), without changing its shape", () => {
+    const invoice = {
+      id: "i1",
+      status: "ATTEMPTED",
+      payment_attempt_failed: true,
+      payment_attempt_message: "Do not honor",
+      child_transactions: [{ message: "Do not honor" }],
+    };
+    const error = errorFromResponse(402, { message: "Card declined.", code: "payment_declined", invoice });
+    expect(error.child_transactions?.[0]?.message).toBe("Do not honor");
+    expect(error.payment_attempt_message).toBe("Do not honor");
+    expect(error.status).toBe("ATTEMPTED");
+    // The error's own members win, and only the documented ones are enumerable.
+    expect(error.message).toBe("Card declined.");
+    expect(Object.keys(error).sort()).toEqual(["code", "invoice", "name"]);
+    expect(JSON.parse(JSON.stringify(error))).toEqual({
+      name: "PayJsError",
+      code: "payment_declined",
+      message: "Card declined.",
+      invoice,
+    });
+  });
+
   test("a 422 answer becomes validation_error with the API's errors as fields", () => {
     const errors = { card_number: [MESSAGES.cardNumberNotTest] };
     const error = errorFromResponse(422, { message: MESSAGES.cardNumberNotTest, code: "validation_error", errors });
@@ -448,6 +471,7 @@ const paid: Promise<Invoice> = payjs.pay({ method: "bank", total: 1, firstname: 
   bank_account: "1", bank_routing: "021000021", bank_type: "savings", bank_holder_type: "personal" });
 paid.catch((e: PayJsError) => e.code === "frame_timeout" || e.code === "payment_declined");
 paid.catch((e: PayJsError) => e.invoice?.payment_attempt_failed === true && e.invoice.payment_attempt_message.length > 0);
+paid.catch((e: PayJsError) => e.child_transactions?.[0]?.message ?? e.payment_attempt_message);
 
 // What the specification's table and live pages write: string styles, every type, card_form_incomplete, tokenize().
 const live = new window.PayJs("token", {
