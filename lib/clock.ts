@@ -13,6 +13,8 @@ const DAY_MS = 86_400_000;
 export class SandboxClock {
   private readonly offsets = new Map<string, number>();
   private readonly listeners: TickListener[] = [];
+  /** Each merchant's last advance: the sandbox times it jumped from and to, and the real time it happened. */
+  private readonly jumps = new Map<string, { fromMs: number; toMs: number; realMs: number }>();
 
   constructor(
     private readonly db: Database,
@@ -54,6 +56,7 @@ export class SandboxClock {
   advance(merchantId: string, ms: number): Date {
     const offset = this.offsetMs(merchantId) + Math.max(0, Math.round(ms));
     const target = this.realNow() + offset;
+    this.jumps.set(merchantId, { fromMs: this.now(merchantId).getTime(), toMs: target, realMs: this.realNow() });
     const firstMidnight = Math.floor(this.now(merchantId).getTime() / DAY_MS) * DAY_MS + DAY_MS;
     // The new time is stored first: a job that fails on the way leaves the clock where it was asked
     // to be, and what it did not run is caught up by the next tick (jobs are decided by timestamps).
@@ -68,6 +71,22 @@ export class SandboxClock {
     }
     this.tick(merchantId);
     return this.now(merchantId);
+  }
+
+  /**
+   * The sandbox time at which a job due at `dueMs` runs when it runs now. Normally now; but a
+   * job the last advance jumped over runs, in sandbox time, when it fell due (plus the real time
+   * since the jump), not a day later where the jump landed — the way settlement stops at each
+   * midnight on the way. A job already overdue before the jump runs at the jump's start.
+   * Never later than now.
+   * @example clock.advance(m, 86_400_000); clock.runTime(m, dueTenSecondsAfterTheStart) // ≈ start + 10 s, not start + 1 day
+   */
+  runTime(merchantId: string, dueMs: number): Date {
+    const now = this.now(merchantId).getTime();
+    const jump = this.jumps.get(merchantId);
+    if (!jump || dueMs > jump.toMs) return new Date(now);
+    const since = Math.max(0, this.realNow() - jump.realMs);
+    return new Date(Math.min(now, Math.max(dueMs, jump.fromMs) + since));
   }
 
   /** Registers a job runner called on every tick; returns a function that removes it. */

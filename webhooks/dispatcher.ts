@@ -12,6 +12,7 @@ import {
   retryDelayMs,
   SNIPPET_CHARS,
 } from "./policy";
+import { formatTimestamp } from "../lib/time";
 import { HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, signatureHeader } from "./signing";
 
 export interface DispatcherOptions {
@@ -28,6 +29,8 @@ interface Outcome {
   success: boolean;
   statusCode: number | null;
   snippet: string | null;
+  /** The receiver's answer headers, as a JSON object; null when no answer came. */
+  responseHeaders: string | null;
   error: string | null;
   /** The sandbox stopped while the request was out: logged, not counted, sent again after restart. */
   interrupted: boolean;
@@ -89,11 +92,15 @@ export class WebhookDispatcher implements Worker {
     if (known === undefined || dueAtMs < known) this.nextDue.set(merchantId, dueAtMs);
   }
 
-  /** Reads the earliest due time of the merchant's pending deliveries again (index webhook_deliveries_due). */
+  /**
+   * Reads the earliest due time of the merchant's sendable pending deliveries again (index
+   * webhook_deliveries_due); a disabled webhook's wait until WebhookService says it is enabled.
+   */
   private refreshNextDue(merchantId: string): void {
     const row = this.db
       .query<{ due: number | null }, [string]>(
-        "SELECT MIN(next_attempt_at_ms) AS due FROM webhook_deliveries WHERE merchant_id = ? AND status = 'pending'",
+        `SELECT MIN(d.next_attempt_at_ms) AS due FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.merchant_id = ? AND d.status = 'pending' AND w.deleted_at IS NULL AND w.disabled_at IS NULL`,
       )
       .get(merchantId);
     if (row?.due === null || row?.due === undefined) this.nextDue.delete(merchantId);
@@ -153,6 +160,7 @@ export class WebhookDispatcher implements Worker {
          JOIN webhooks w ON w.id = d.webhook_id
          JOIN merchants m ON m.id = d.merchant_id
          WHERE d.merchant_id = ? AND d.status = 'pending' AND d.next_attempt_at_ms <= ? AND w.deleted_at IS NULL
+           AND w.disabled_at IS NULL
            AND NOT EXISTS (
              SELECT 1 FROM webhook_deliveries e
              WHERE e.webhook_id = d.webhook_id AND e.record_id = d.record_id AND e.status = 'pending' AND e.seq < d.seq)
@@ -198,46 +206,50 @@ export class WebhookDispatcher implements Worker {
   private async send(row: DueRow): Promise<void> {
     const attempt = row.attempts + 1;
     const attemptId = crypto.randomUUID();
+    // The attempt's sandbox time is taken once, here, and everything about it derives from it: a clock
+    // advance that lands while the request is out (or that jumped over the due time) does not move it.
+    const startedAt = this.clock.runTime(row.merchant_id, row.next_attempt_at_ms ?? 0);
+    const headers = requestHeaders(row);
     this.db
-      .query("INSERT INTO webhook_attempts (id, merchant_id, delivery_id, attempt, started_at) VALUES (?, ?, ?, ?, ?)")
-      .run(attemptId, row.merchant_id, row.id, attempt, this.clock.timestamp(row.merchant_id));
+      .query(
+        "INSERT INTO webhook_attempts (id, merchant_id, delivery_id, attempt, started_at, request_headers) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run(attemptId, row.merchant_id, row.id, attempt, formatTimestamp(startedAt), JSON.stringify(headers));
     const started = performance.now();
-    const outcome = await this.post(row);
+    const outcome = await this.post(row, headers);
     const latency = Math.round(performance.now() - started);
-    this.record(row, attempt, attemptId, outcome, latency);
+    this.record(row, attempt, attemptId, outcome, latency, new Date(startedAt.getTime() + latency));
     const target = safeTarget(row.target_url);
     const result = outcome.statusCode ?? outcome.error;
     this.log.info(`webhook ${row.event} ${row.id} → ${target} attempt ${attempt}: ${result} ${latency}ms`);
   }
 
-  private async post(row: DueRow): Promise<Outcome> {
+  private async post(row: DueRow, headers: Record<string, string>): Promise<Outcome> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
     const signal = AbortSignal.any([timeout.signal, this.stopping.signal]);
     let statusCode: number | null = null;
+    let responseHeaders: string | null = null;
     try {
       const response = await fetch(row.target_url, {
         method: "POST",
         body: row.body,
         redirect: "manual",
         signal,
-        headers: {
-          "content-type": "application/json",
-          "user-agent": USER_AGENT,
-          [HEADER_EVENT]: row.event,
-          [HEADER_DELIVERY_ID]: row.id,
-          [HEADER_SIGNATURE]: signatureHeader(row.webhook_secret, row.body, Math.floor(Date.now() / 1000)),
-        },
+        headers,
       });
       statusCode = response.status;
+      responseHeaders = JSON.stringify(Object.fromEntries(response.headers));
       const snippet = await readSnippet(response);
       const success = statusCode >= 200 && statusCode < 300;
-      return { success, statusCode, snippet, error: success ? null : `HTTP ${statusCode}`, interrupted: false };
+      const error = success ? null : `HTTP ${statusCode}`;
+      return { success, statusCode, snippet, responseHeaders, error, interrupted: false };
     } catch (error) {
       if (statusCode !== null) {
         // The status came; only the body stalled or broke off. The status decides.
         const success = statusCode >= 200 && statusCode < 300;
-        return { success, statusCode, snippet: null, error: success ? null : `HTTP ${statusCode}`, interrupted: false };
+        const failed = success ? null : `HTTP ${statusCode}`;
+        return { success, statusCode, snippet: null, responseHeaders, error: failed, interrupted: false };
       }
       if (timeout.signal.aborted) {
         return failure(`No answer within ${this.timeoutMs} ms (timeout).`);
@@ -249,17 +261,32 @@ export class WebhookDispatcher implements Worker {
     }
   }
 
-  private record(row: DueRow, attempt: number, attemptId: string, outcome: Outcome, latency: number): void {
+  private record(
+    row: DueRow,
+    attempt: number,
+    attemptId: string,
+    outcome: Outcome,
+    latency: number,
+    finishedAt: Date,
+  ): void {
     this.db
       .transaction(() => {
         this.db
           .query(
-            "UPDATE webhook_attempts SET finished = 1, success = ?, status_code = ?, latency_ms = ?, response_snippet = ?, error = ? WHERE id = ?",
+            "UPDATE webhook_attempts SET finished = 1, success = ?, status_code = ?, latency_ms = ?, response_snippet = ?, response_headers = ?, error = ? WHERE id = ?",
           )
-          .run(outcome.success ? 1 : 0, outcome.statusCode, latency, outcome.snippet, outcome.error, attemptId);
+          .run(
+            outcome.success ? 1 : 0,
+            outcome.statusCode,
+            latency,
+            outcome.snippet,
+            outcome.responseHeaders,
+            outcome.error,
+            attemptId,
+          );
         if (outcome.interrupted) return;
-        const now = this.clock.now(row.merchant_id);
-        const stamp = this.clock.timestamp(row.merchant_id);
+        const now = finishedAt;
+        const stamp = formatTimestamp(finishedAt);
         const status = outcome.success ? "delivered" : attempt >= MAX_ATTEMPTS ? "failed" : "pending";
         const next = status === "pending" ? now.getTime() + retryDelayMs(attempt) : null;
         // status = 'pending': a delivery cancelled (webhook deleted) while the request was out stays cancelled.
@@ -275,7 +302,18 @@ export class WebhookDispatcher implements Worker {
 }
 
 function failure(error: string): Outcome {
-  return { success: false, statusCode: null, snippet: null, error, interrupted: false };
+  return { success: false, statusCode: null, snippet: null, responseHeaders: null, error, interrupted: false };
+}
+
+/** The headers of one attempt, signed at real time (see signing.ts); kept in the attempt log. */
+function requestHeaders(row: DueRow): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    [HEADER_EVENT]: row.event,
+    [HEADER_DELIVERY_ID]: row.id,
+    [HEADER_SIGNATURE]: signatureHeader(row.webhook_secret, row.body, Math.floor(Date.now() / 1000)),
+  };
 }
 
 /** The start of the receiver's answer, without reading more than a few KiB of it. */

@@ -16,37 +16,14 @@ import type {
 import type { Services } from "../deps";
 import type { Customer } from "../customers/service";
 import type { PaymentMethod } from "../payment-methods/service";
-import type { Transaction, TransactionRow } from "../transactions/service";
+import type { Transaction, TransactionFilters } from "../transactions/service";
+import type { InvoiceFilters } from "../invoices/service";
+import type { DeliveryStatus } from "../webhooks/model";
+import { ApiError } from "../errors";
+import { isAllowedTarget } from "../../webhooks/policy";
 import type { MerchantRow } from "../merchants/service";
 
 export const DASHBOARD_PER_PAGE = 50;
-
-/** Transaction statuses the dashboard filters by. */
-export const TRANSACTION_STATUSES = {
-  approved: "t.success = 1 AND t.is_voided = 0",
-  declined: "t.success = 0",
-  voided: "t.is_voided = 1",
-  refunded: "t.total_refunded_cents > 0",
-  settled: "t.settled_at IS NOT NULL",
-  unsettled: "t.success = 1 AND t.is_voided = 0 AND t.settled_at IS NULL",
-} as const;
-export type TransactionStatus = keyof typeof TRANSACTION_STATUSES;
-
-export interface TransactionListFilters {
-  status?: string;
-  method?: string;
-  /** YYYY-MM-DD, inclusive. */
-  from?: string;
-  to?: string;
-  customerId?: string;
-  /** A settlement batch: the transactions a deposit pays out. */
-  batch?: string;
-  /** Id, last four, or part of the customer's name, e-mail or company. */
-  q?: string;
-  page?: number;
-}
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export class DashboardService {
   constructor(
@@ -63,65 +40,14 @@ export class DashboardService {
     return (pickedId && this.services.merchants.get(pickedId)) || this.services.merchants.getDefault();
   }
 
-  /** Top-level transactions (children are shown on their parent's page), newest first. */
-  transactions(merchantId: string, filters: TransactionListFilters): Page<Transaction> {
-    const where = ["t.merchant_id = ?", "t.parent_id IS NULL"];
-    const params: (string | number)[] = [merchantId];
-    if (filters.status && filters.status in TRANSACTION_STATUSES) {
-      where.push(TRANSACTION_STATUSES[filters.status as TransactionStatus]);
-    }
-    if (filters.method === "card" || filters.method === "bank") {
-      where.push("t.method = ?");
-      params.push(filters.method);
-    }
-    if (filters.from && DATE.test(filters.from)) {
-      where.push("t.created_at >= ?");
-      params.push(`${filters.from} 00:00:00`);
-    }
-    if (filters.to && DATE.test(filters.to)) {
-      where.push("t.created_at <= ?");
-      params.push(`${filters.to} 23:59:59`);
-    }
-    if (filters.customerId) {
-      where.push("t.customer_id = ?");
-      params.push(filters.customerId);
-    }
-    if (filters.batch) {
-      // A refund settles in its own batch: its parent is listed under that batch too.
-      where.push(
-        "(t.batch_id = ? OR EXISTS (SELECT 1 FROM transactions c WHERE c.parent_id = t.id AND c.batch_id = ?))",
-      );
-      params.push(filters.batch, filters.batch);
-    }
-    const q = filters.q?.trim();
-    if (q) {
-      where.push(
-        "(t.id = ? OR t.last_four = ? OR t.invoice_id = ? OR EXISTS (SELECT 1 FROM customers c WHERE c.id = t.customer_id AND (c.firstname || ' ' || c.lastname || ' ' || c.email || ' ' || c.company) LIKE ? ESCAPE '\\'))",
-      );
-      params.push(q, q, q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    }
-    const page = pageRequest({ page: filters.page, per_page: DASHBOARD_PER_PAGE });
-    const clause = where.join(" AND ");
-    const total = this.db
-      .query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n FROM transactions t WHERE ${clause}`)
-      .get(...params)!.n;
-    const rows = this.db
-      .query<TransactionRow, (string | number)[]>(
-        `SELECT t.* FROM transactions t WHERE ${clause} ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...params, page.perPage, page.offset);
-    const lastPage = Math.max(1, Math.ceil(total / page.perPage));
-    return {
-      current_page: page.page,
-      per_page: page.perPage,
-      total,
-      last_page: lastPage,
-      from: rows.length ? page.offset + 1 : null,
-      to: rows.length ? page.offset + rows.length : null,
-      data: rows.map((row) => this.services.transactions.record(row)),
-      next_page_url: null,
-      prev_page_url: null,
-    };
+  /** Top-level transactions, newest first: GET /transaction's list, with the same filters. */
+  transactions(merchantId: string, filters: TransactionFilters, pageNumber: number): Page<Transaction> {
+    return this.services.transactions.list(
+      merchantId,
+      filters,
+      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
+      "http://localhost/dashboard/transactions",
+    );
   }
 
   transaction(merchantId: string, id: string): Transaction | null {
@@ -213,14 +139,9 @@ export class DashboardService {
     );
   }
 
-  invoices(merchantId: string, pageNumber: number, status?: string): Page<InvoiceView> {
+  invoices(merchantId: string, pageNumber: number, filters: InvoiceFilters = {}): Page<InvoiceView> {
     const page = pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE });
-    return this.services.invoices.list(
-      merchantId,
-      { status: status || undefined },
-      page,
-      "http://localhost/dashboard/invoices",
-    );
+    return this.services.invoices.list(merchantId, filters, page, "http://localhost/dashboard/invoices");
   }
 
   invoice(merchantId: string, id: string): InvoiceView | null {
@@ -228,6 +149,7 @@ export class DashboardService {
     return row ? this.services.invoices.record(row) : null;
   }
 
+  /** Active (not deleted) webhooks, disabled ones included, newest first. */
   webhooks(merchantId: string): WebhookView[] {
     return this.services.webhooks.list(
       merchantId,
@@ -236,19 +158,36 @@ export class DashboardService {
     ).data;
   }
 
-  /** Deliveries, newest first; of one record (a transaction's page) when recordId is given. */
+  /** Deliveries, newest first, filtered like GET /_sandbox/webhook-deliveries. */
   deliveries(
     merchantId: string,
     pageNumber: number,
-    filters: { status?: string; recordId?: string } = {},
+    filters: { status?: DeliveryStatus; event?: string; webhookId?: string; recordId?: string } = {},
   ): Page<DeliveryView> {
-    const status = ["pending", "delivered", "failed", "cancelled"].find((s) => s === filters.status);
     return this.services.webhooks.deliveries(
       merchantId,
-      { status: status as "pending" | undefined, recordId: filters.recordId },
+      filters,
       pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
       "http://localhost/dashboard/webhooks",
     );
+  }
+
+  /** One delivery of the merchant with every attempt, or null. */
+  delivery(merchantId: string, id: string): DeliveryView | null {
+    try {
+      return this.services.webhooks.delivery(merchantId, id);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "not_found") return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Whether the delivery view shows the receiver's answer bodies for this target: only for
+   * targets the sandbox may talk to (loopback, or --webhook-allow), never what another host said.
+   */
+  showsResponseBody(targetUrl: string, allow: readonly string[]): boolean {
+    return isAllowedTarget(targetUrl, allow);
   }
 
   redeliver(merchantId: string, deliveryId: string): DeliveryView {

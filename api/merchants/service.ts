@@ -42,6 +42,10 @@ export interface Merchant {
   updated_at: string;
 }
 
+/** The secrets regenerateKeys() can replace. */
+export const REGENERABLE_KEYS = ["api_key", "web_payments_token", "webhook_secret"] as const;
+export type RegenerableKey = (typeof REGENERABLE_KEYS)[number];
+
 export const DEFAULT_MERCHANT_NAME = "Sandbox Merchant";
 
 export function settingsOf(row: MerchantRow): MerchantSettings {
@@ -228,6 +232,28 @@ export class MerchantService {
         id,
       );
     this.changed();
+    return this.get(id)!;
+  }
+
+  /**
+   * New random secrets for the merchant: the API key and web payments token by default, and the
+   * webhook signing secret when asked. The old ones stop working at once (every lookup goes by the
+   * stored hash, through this service). The default merchant's key and token come from the
+   * configuration and are restored at the next start.
+   */
+  regenerateKeys(id: string, which: readonly RegenerableKey[] = ["api_key", "web_payments_token"]): MerchantRow {
+    const row = this.get(id);
+    if (!row) throw notFound("Merchant");
+    const apiKey = which.includes("api_key") ? randomToken("sk_sandbox_") : row.api_key;
+    const token = which.includes("web_payments_token") ? randomToken("wpt_") : row.web_payments_token;
+    const secret = which.includes("webhook_secret") ? randomToken("whsec_") : row.webhook_secret;
+    this.db
+      .query(
+        `UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ?,
+           webhook_secret = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(apiKey, sha256Hex(apiKey), token, sha256Hex(token), secret, this.clock.timestamp(id), id);
+    this.changed(); // the authentication cache holds the old keys
     return this.get(id)!;
   }
 

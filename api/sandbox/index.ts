@@ -3,7 +3,7 @@ import { TEST_BANK, TEST_CARDS } from "../../processor/test-data";
 import type { AppDeps } from "../deps";
 import { ApiError } from "../errors";
 import { checkLoopbackClient } from "../guard";
-import { merchantRecord } from "../merchants/service";
+import { merchantRecord, REGENERABLE_KEYS } from "../merchants/service";
 import { ErrorBody, MerchantRecord } from "../models";
 
 export { isLoopback } from "../guard";
@@ -67,6 +67,29 @@ export function sandboxRoutes(deps: AppDeps) {
       response: { 200: MerchantRecord, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
       detail: { summary: "Change a merchant's settings" },
     })
+    .post(
+      "/merchants/:id/regenerate-keys",
+      ({ params, body }) => merchantRecord(merchants.regenerateKeys(params.id, body?.keys)),
+      {
+        params: t.Object({ id: t.String() }),
+        body: t.Optional(
+          t.Object({
+            keys: t.Optional(
+              t.Array(t.Union(REGENERABLE_KEYS.map((key) => t.Literal(key))), {
+                minItems: 1,
+                uniqueItems: true,
+                description: "which secrets to replace (default: api_key and web_payments_token)",
+              }),
+            ),
+          }),
+        ),
+        response: { 200: MerchantRecord, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+        detail: {
+          summary: "Replace a merchant's API key, web payments token and/or webhook signing secret",
+          description: "The old values stop working at once. The default merchant's configured keys return at restart.",
+        },
+      },
+    )
     .get("/test-cards", () => ({ cards: [...TEST_CARDS], bank: { ...TEST_BANK } }), {
       response: {
         200: t.Object({

@@ -74,7 +74,21 @@ export interface TransactionFilters {
   keywords?: string;
   /** Transactions with a row in this settlement batch (their own, or a capture's or refund's). */
   batchId?: string;
+  /** Where the money stands (the dashboard's status filter): see TRANSACTION_STATES. */
+  state?: TransactionState;
 }
+
+/** The states a top-level transaction can be filtered by, as SQL on the row `t`. */
+export const TRANSACTION_STATES = {
+  approved: "t.success = 1 AND t.is_voided = 0",
+  declined: "t.success = 0",
+  authorized: "t.success = 1 AND t.is_voided = 0 AND t.type = 'pre_auth' AND t.is_captured = 0",
+  voided: "t.is_voided = 1",
+  refunded: "t.total_refunded_cents > 0",
+  settled: "t.settled_at IS NOT NULL",
+  unsettled: "t.success = 1 AND t.is_voided = 0 AND t.settled_at IS NULL",
+} as const;
+export type TransactionState = keyof typeof TRANSACTION_STATES;
 
 /** The operations on a transaction after the charge. */
 export type MoneyAction = "capture" | "void" | "refund";
@@ -444,6 +458,7 @@ export class TransactionService {
       );
       params.push(filters.batchId, filters.batchId);
     }
+    if (filters.state) where.push(TRANSACTION_STATES[filters.state]);
     if (filters.success !== undefined) {
       where.push("t.success = ?");
       params.push(filters.success ? 1 : 0);

@@ -4,7 +4,7 @@ import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../models";
 import { loopbackOnly, sandboxMerchant } from "../sandbox/index";
-import { DeliveryQuery, DeliveryRecord, WebhookBody, WebhookRecord } from "./model";
+import { DeliveryQuery, DeliveryRecord, WebhookBody, WebhookRecord, WebhookUpdateBody } from "./model";
 
 const IdParams = t.Object({ id: t.String() });
 const NOT_FOUND = { ...AUTH_ERRORS, 404: ErrorBody };
@@ -32,6 +32,26 @@ export function webhookRoutes(deps: AppDeps) {
       params: IdParams,
       response: { 200: WebhookRecord, ...NOT_FOUND },
       detail: { summary: "Get a webhook (deleted ones too, with deleted_at set)" },
+    })
+    .put("/:id", ({ merchant, params, body }) => webhooks.update(merchant.id, params.id, body), {
+      params: IdParams,
+      body: WebhookUpdateBody,
+      response: { 200: WebhookRecord, ...NOT_FOUND },
+      detail: {
+        summary: "Change a webhook's target_url or event, or disable/enable it",
+        description:
+          "A disabled webhook receives nothing new; its pending deliveries wait and are sent once it is enabled again.",
+      },
+    })
+    .post("/:id/test", ({ merchant, params }) => webhooks.sendTest(merchant.id, params.id), {
+      params: IdParams,
+      body: t.Optional(t.Object({}, { title: "WebhookTestRequest", description: "nothing to send; {} or no body" })),
+      response: { 200: DeliveryRecord, ...NOT_FOUND },
+      detail: {
+        summary: "Send a test event to one webhook",
+        description:
+          "A delivery with PaySandbox-Event-Name: test and a small sample body, signed like every other, due now. 422 when the webhook is disabled or deleted.",
+      },
     })
     .delete("/:id", ({ merchant, params }) => webhooks.delete(merchant.id, params.id), {
       params: IdParams,

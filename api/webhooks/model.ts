@@ -17,6 +17,20 @@ export const WebhookBody = t.Object(
 );
 export type WebhookBody = typeof WebhookBody.static;
 
+export const WebhookUpdateBody = t.Object(
+  {
+    target_url: t.Optional(t.String({ description: "a new http(s) URL" })),
+    event: t.Optional(t.String({ description: `one of ${EVENT_NAMES.join(", ")}, or *` })),
+    disabled: t.Optional(
+      t.Boolean({
+        description: "true: receive nothing new (pending deliveries wait); false: receive again and send what waited",
+      }),
+    ),
+  },
+  { title: "WebhookUpdateRequest" },
+);
+export type WebhookUpdateBody = typeof WebhookUpdateBody.static;
+
 export const WebhookRecord = t.Object(
   {
     id: t.String(),
@@ -24,6 +38,7 @@ export const WebhookRecord = t.Object(
     event: t.String(),
     created_at: Timestamp,
     updated_at: Timestamp,
+    disabled_at: t.Union([Timestamp, t.Null()], { description: "set while the webhook is disabled" }),
     deleted_at: NullableTimestamp,
   },
   { title: "Webhook" },
@@ -45,6 +60,10 @@ export const AttemptRecord = t.Object(
     status_code: t.Union([t.Integer(), t.Null()], { description: "null when no HTTP answer came (timeout, refused)" }),
     latency_ms: t.Union([t.Integer(), t.Null()], { description: "null while the request is out" }),
     response_snippet: t.Union([t.String(), t.Null()], { description: "the start of the receiver's answer" }),
+    request_headers: t.Record(t.String(), t.String(), { description: "the headers sent, signature included" }),
+    response_headers: t.Union([t.Record(t.String(), t.String()), t.Null()], {
+      description: "the headers of the receiver's answer; null when none came",
+    }),
     error: t.Union([t.String(), t.Null()]),
   },
   { title: "WebhookAttempt" },

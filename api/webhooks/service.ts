@@ -16,6 +16,7 @@ export interface WebhookRow {
   event: string;
   created_at: string;
   updated_at: string;
+  disabled_at: string | null;
   deleted_at: string | null;
 }
 
@@ -49,6 +50,8 @@ export interface AttemptRow {
   status_code: number | null;
   latency_ms: number | null;
   response_snippet: string | null;
+  request_headers: string | null;
+  response_headers: string | null;
   error: string | null;
 }
 
@@ -72,9 +75,13 @@ export function webhookRecord(row: WebhookRow): Webhook {
     event: row.event,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    disabled_at: row.disabled_at,
     deleted_at: row.deleted_at,
   };
 }
+
+/** The event name of a test delivery (POST /webhook/{id}/test): sent to one webhook, whatever it subscribes to. */
+export const TEST_EVENT = "test";
 
 /** The rules of POST /webhook, as field errors. */
 export function validateWebhook(input: { target_url?: unknown; event?: unknown }): FieldErrors {
@@ -117,8 +124,8 @@ export type OutboxListener = (merchantId: string, dueAtMs: number) => void;
 export class WebhookService {
   /**
    * Each merchant's active webhooks, read once: every record change asks for them (a charge with
-   * no webhook would otherwise pay a SELECT for nothing). create() and delete() drop the merchant's
-   * entry, and so does forget() (the sandbox reset, which deletes rows behind this service's back).
+   * no webhook would otherwise pay a SELECT for nothing). create(), update() and delete() drop the
+   * merchant's entry, and so does forget() (the sandbox reset, which deletes rows behind this service's back).
    */
   private readonly active = new Map<string, ActiveHook[]>();
   private readonly activeQuery: Statement<ActiveHook, [string]>;
@@ -129,7 +136,7 @@ export class WebhookService {
     private readonly clock: SandboxClock,
   ) {
     this.activeQuery = db.prepare(
-      "SELECT id, event, created_at, rowid AS r FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL",
+      "SELECT id, event, created_at, rowid AS r FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL AND disabled_at IS NULL",
     );
   }
 
@@ -232,6 +239,82 @@ export class WebhookService {
         return webhookRecord(this.get(merchantId, id));
       })
       .immediate();
+  }
+
+  /**
+   * Changes a webhook's URL or event, or disables/enables it. A disabled webhook receives
+   * nothing new; its pending deliveries wait and go out once it is enabled again.
+   */
+  update(merchantId: string, id: string, input: { target_url?: string; event?: string; disabled?: boolean }): Webhook {
+    return this.db
+      .transaction(() => {
+        const current = this.get(merchantId, id);
+        if (current.deleted_at) throw invalidState("This webhook was deleted; create a new one instead.");
+        const next = { target_url: input.target_url ?? current.target_url, event: input.event ?? current.event };
+        assertValid(validateWebhook(next));
+        const targetUrl = next.target_url.trim();
+        const event = next.event.trim();
+        const clash = this.db
+          .query<{ id: string }, [string, string, string, string]>(
+            "SELECT id FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL AND target_url = ? AND event = ? AND id <> ?",
+          )
+          .get(merchantId, targetUrl, event, id);
+        if (clash) assertValid({ event: [`${targetUrl} already receives ${event}.`] });
+        const now = this.clock.timestamp(merchantId);
+        const disabledAt =
+          input.disabled === undefined ? current.disabled_at : input.disabled ? (current.disabled_at ?? now) : null;
+        this.db
+          .query("UPDATE webhooks SET target_url = ?, event = ?, disabled_at = ?, updated_at = ? WHERE id = ?")
+          .run(targetUrl, event, disabledAt, now, id);
+        this.forget(merchantId);
+        // Enabled again: what it kept pending may be due now.
+        if (current.disabled_at && disabledAt === null) this.written(merchantId, this.clock.now(merchantId).getTime());
+        return webhookRecord(this.get(merchantId, id));
+      })
+      .immediate();
+  }
+
+  /**
+   * Queues a test delivery to one webhook (event `test`, a small sample body), due now, signed
+   * like every other: the way to check a receiver's signature code without making a payment.
+   */
+  sendTest(merchantId: string, id: string): Delivery {
+    const deliveryId = this.db
+      .transaction(() => {
+        const hook = this.get(merchantId, id);
+        if (hook.deleted_at) throw invalidState("This webhook was deleted; it receives nothing more.");
+        if (hook.disabled_at) throw invalidState("This webhook is disabled; enable it to send a test event.");
+        const now = this.clock.now(merchantId);
+        const stamp = formatTimestamp(now);
+        const fresh = crypto.randomUUID();
+        const body = JSON.stringify({
+          id: `test_${fresh}`,
+          test: true,
+          message: "A test event from the PaySandbox dashboard or POST /webhook/{id}/test.",
+          webhook_id: hook.id,
+          created_at: stamp,
+        });
+        this.db
+          .query(
+            `INSERT INTO webhook_deliveries (id, merchant_id, webhook_id, event, record_id, body, next_attempt_at_ms, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(fresh, merchantId, hook.id, TEST_EVENT, `test_${fresh}`, body, now.getTime(), stamp, stamp);
+        this.written(merchantId, now.getTime());
+        return fresh;
+      })
+      .immediate();
+    this.runDueJobs(merchantId);
+    return this.delivery(merchantId, deliveryId);
+  }
+
+  /** Runs the merchant's due jobs now, so the dispatcher sends a new delivery without waiting for the next second. */
+  private runDueJobs(merchantId: string): void {
+    try {
+      this.clock.tick(merchantId);
+    } catch {
+      // a failing job is the clock ticker's to report and retry (within a second), not this request's
+    }
   }
 
   /**
@@ -354,13 +437,7 @@ export class WebhookService {
         return fresh;
       })
       .immediate();
-    // Run the merchant's due jobs now, so the dispatcher sends it without waiting for the next
-    // second; a failing job is the clock ticker's to report and retry, not this request's.
-    try {
-      this.clock.tick(merchantId);
-    } catch {
-      // the real-time ticker runs it again within a second
-    }
+    this.runDueJobs(merchantId);
     return this.delivery(merchantId, newId);
   }
 
@@ -393,6 +470,10 @@ export class WebhookService {
         status_code: a.status_code,
         latency_ms: a.latency_ms,
         response_snippet: a.response_snippet,
+        request_headers: parseJson<Record<string, string>>(a.request_headers ?? "{}", {}),
+        response_headers: a.response_headers
+          ? parseJson<Record<string, string> | null>(a.response_headers, null)
+          : null,
         error: a.error,
       })),
       created_at: row.created_at,

@@ -7,6 +7,7 @@ import m004 from "./004_mail.sql" with { type: "text" };
 import m005 from "./005_settlement.sql" with { type: "text" };
 import m006 from "./006_webhooks.sql" with { type: "text" };
 import m009 from "./009_performance.sql" with { type: "text" };
+import m012 from "./012_webhook_detail.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 5, name: "005_settlement", sql: m005 },
   { version: 6, name: "006_webhooks", sql: m006 },
   { version: 9, name: "009_performance", sql: m009 },
+  { version: 12, name: "012_webhook_detail", sql: m012 },
 ];

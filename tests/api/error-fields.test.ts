@@ -3,6 +3,8 @@
  * at the top level (`{"card_number": ["…"]}`), beside the sandbox's own message, code and errors.
  */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { MESSAGES } from "../../payjs/messages";
 import { ApiError, ValidationFailed } from "../../api/errors";
 import { CARD, setup } from "../helpers";
@@ -22,6 +24,16 @@ describe("422 validation bodies", () => {
     expect(res.body.card_number).toEqual([MESSAGES.cardNumberInvalid]);
     // Exactly the envelope plus the fields: nothing else appears at the top level.
     expect(Object.keys(res.body).sort()).toEqual(["card_number", "code", "email", "errors", "message", "phone"]);
+  });
+
+  test("the README's error example is exactly what the API answers", async () => {
+    const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Errors"));
+    const example = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!);
+    const ctx = setup();
+    const res = await ctx.call("POST", "/customer", { body: { firstname: "Ada", phone: "123" } });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(example);
   });
 
   test("schema failures (a missing or mistyped field) are reported the same way", async () => {

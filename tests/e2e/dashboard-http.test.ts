@@ -9,6 +9,8 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DASHBOARD_CSP } from "../../api/dashboard/index";
 import { escapeHtml, html, queryString } from "../../web/html";
+import { deliveryPage } from "../../web/dashboard/pages/records";
+import { isAllowedTarget } from "../../webhooks/policy";
 import { charge, serve, setup, tokenize } from "../helpers";
 import { FROM_SOURCES, startServer, type Running } from "../cli/process";
 
@@ -38,6 +40,55 @@ describe("the escaping helper", () => {
   test("builds query strings without empty parameters", () => {
     expect(queryString({ status: "declined", method: "", page: 2, to: undefined })).toBe("?status=declined&page=2");
     expect(queryString({})).toBe("");
+  });
+});
+
+describe("the delivery view and the webhook target allowlist", () => {
+  test("a receiver's answer body shows only for targets the sandbox may talk to", () => {
+    expect(isAllowedTarget("http://127.0.0.1:4000/hooks", [])).toBe(true);
+    expect(isAllowedTarget("http://localhost/hooks", [])).toBe(true);
+    expect(isAllowedTarget("http://[::1]:9/x", [])).toBe(true);
+    expect(isAllowedTarget("https://example.com/hooks", [])).toBe(false);
+    expect(isAllowedTarget("https://example.com/hooks", ["example.com"])).toBe(true);
+    expect(isAllowedTarget("https://example.com/hooks", ["example.com:8443"])).toBe(false);
+    expect(isAllowedTarget("https://api.example.com/hooks", ["*.example.com"])).toBe(true);
+    expect(isAllowedTarget("https://evil.com/hooks", ["*.example.com"])).toBe(false);
+    expect(isAllowedTarget("https://evil.com/hooks", ["*"])).toBe(true);
+    const delivery = {
+      id: "d1",
+      webhook_id: "w1",
+      target_url: "https://example.com/hooks",
+      event: "create_transaction",
+      record_id: "r1",
+      status: "failed",
+      attempts: 1,
+      max_attempts: 5,
+      next_attempt_at: null,
+      last_status_code: 500,
+      last_error: "HTTP 500",
+      delivered_at: null,
+      redelivery_of: null,
+      payload: { id: "r1" },
+      created_at: "2026-01-01 00:00:00",
+      attempt_log: [
+        {
+          attempt: 1,
+          started_at: "2026-01-01 00:00:00",
+          success: false,
+          status_code: 500,
+          latency_ms: 3,
+          response_snippet: "SECRET-ANSWER",
+          request_headers: { "PaySandbox-Signature": "t=1,v1=ab" },
+          response_headers: { "content-type": "text/plain" },
+          error: "HTTP 500",
+        },
+      ],
+    };
+    const hidden = html`${deliveryPage(delivery, { showBodies: false })}`.value;
+    expect(hidden).not.toContain("SECRET-ANSWER");
+    expect(hidden).toContain("not on the allowlist");
+    expect(hidden).toContain("t=1,v1=ab");
+    expect(html`${deliveryPage(delivery, { showBodies: true })}`.value).toContain("SECRET-ANSWER");
   });
 });
 
@@ -90,7 +141,7 @@ describe("dashboard pages over HTTP", () => {
     }
   });
 
-  test("the transactions list filters by status, method, date, search and deposit batch", async () => {
+  test("the transactions list filters by every filter of GET /transaction (same names), its state, and the deposit batch", async () => {
     const ctx = setup();
     const approved = (await charge(ctx, 10, { firstname: "Alan", lastname: "Turing", email: "alan@example.com" })).body;
     const declined = (await charge(ctx, 5, { card_number: "4012888888881881" })).body.transaction;
@@ -110,23 +161,33 @@ describe("dashboard pages over HTTP", () => {
       return [...body.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]).sort();
     };
     expect(await rows("")).toEqual([approved.id, declined.id, bank.id].sort());
-    expect(await rows("?status=declined")).toEqual([declined.id]);
-    expect(await rows("?status=approved&method=card")).toEqual([approved.id]);
+    expect(await rows("?state=declined")).toEqual([declined.id]);
+    expect(await rows("?success=false")).toEqual([declined.id]);
+    expect(await rows("?state=approved&method=card")).toEqual([approved.id]);
+    expect(await rows("?success=true&method=card")).toEqual([approved.id]);
     expect(await rows("?method=bank")).toEqual([bank.id]);
-    expect(await rows("?q=turing")).toEqual([approved.id]);
-    expect(await rows("?q=1881")).toEqual([declined.id]);
+    expect(await rows("?keywords=turing")).toEqual([approved.id]);
+    expect(await rows("?keywords=1881")).toEqual([declined.id]);
+    expect(await rows(`?customer_id=${approved.customer_id}`)).toEqual([approved.id]);
+    expect(await rows("?type=pre_auth")).toEqual([]);
+    expect(await rows("?type=charge")).toHaveLength(3);
     const today = ctx.deps.clock.timestamp(ctx.merchantId).slice(0, 10);
-    expect(await rows(`?from=${today}&to=${today}`)).toHaveLength(3);
-    expect(await rows("?to=2000-01-01")).toEqual([]);
+    expect(await rows(`?startDate=${today}&endDate=${today}`)).toHaveLength(3);
+    expect(await rows("?endDate=2000-01-01")).toEqual([]);
+    // A value the list cannot use shows it unfiltered rather than an error page.
+    expect(await rows("?type=nonsense&endDate=yesterday")).toHaveLength(3);
+    // The same answers as the API's own list with the same query.
+    const api = await ctx.call("GET", "/transaction?success=true&method=card");
+    expect(api.body.data.map((t: { id: string }) => t.id)).toEqual(await rows("?success=true&method=card"));
 
     ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
     const batch = ctx.deps.db
       .query<{ batch_id: string }, [string]>("SELECT batch_id FROM transactions WHERE id = ?")
       .get(approved.id)!.batch_id;
     expect(batch).toBeTruthy();
-    expect(await rows(`?batch=${batch}`)).toEqual([approved.id]);
+    expect(await rows(`?batch_id=${batch}`)).toEqual([approved.id]);
     const deposits = await (await ctx.app.handle(new Request("http://localhost/dashboard/deposits"))).text();
-    expect(deposits).toContain(`href="/dashboard/transactions?batch=${batch}"`);
+    expect(deposits).toContain(`href="/dashboard/transactions?batch_id=${batch}"`);
   });
 
   test("no query, id or action body makes a dashboard route answer 5xx", async () => {
@@ -146,14 +207,73 @@ describe("dashboard pages over HTTP", () => {
       "/dashboard/webhooks",
       "/dashboard/deposits",
       "/dashboard/clock",
+      "/dashboard/webhooks/deliveries/",
       "/dashboard/keys",
+      "/dashboard/settings",
       "/dashboard/try",
     ];
-    const POSTS = ["/dashboard/clock/advance", "/dashboard/merchant", "/dashboard/webhooks/redeliver"];
+    const paid = (await charge(ctx, 2)).body.id;
+    const POSTS = [
+      "/dashboard/clock/advance",
+      "/dashboard/merchant",
+      "/dashboard/webhooks/redeliver",
+      "/dashboard/webhooks",
+      "/dashboard/webhooks/x/update",
+      "/dashboard/webhooks/x/test",
+      "/dashboard/webhooks/x/delete",
+      `/dashboard/transactions/${paid}/capture`,
+      `/dashboard/transactions/${paid}/refund`,
+      `/dashboard/transactions/${paid}/receipt-email`,
+      `/dashboard/transactions/${paid}/receipt-sms`,
+      "/dashboard/transactions/x/void",
+      "/dashboard/settings",
+      "/dashboard/keys/regenerate",
+    ];
     const text = fc.string({ maxLength: 40 });
-    const query = fc.dictionary(fc.constantFrom("page", "status", "method", "from", "to", "q", "batch", "to"), text, {
-      maxKeys: 4,
-    });
+    const query = fc.dictionary(
+      fc.constantFrom(
+        "page",
+        "status",
+        "method",
+        "startDate",
+        "endDate",
+        "keywords",
+        "batch_id",
+        "type",
+        "success",
+        "customer_id",
+        "state",
+        "event",
+        "webhook_id",
+        "record_id",
+        "to",
+      ),
+      text,
+      { maxKeys: 4 },
+    );
+    // Bodies with the fields the actions read, holding any kind of value.
+    const actionBody = fc
+      .dictionary(
+        fc.constantFrom(
+          "total",
+          "email",
+          "phone",
+          "seconds",
+          "keys",
+          "target_url",
+          "event",
+          "disabled",
+          "ach_settlement_days",
+          "avs_zip",
+          "avs_street",
+          "advanced_customization",
+          "delivery_id",
+          "back",
+        ),
+        fc.oneof(text, fc.boolean(), fc.integer(), fc.constant(null)),
+        { maxKeys: 6 },
+      )
+      .map((value) => JSON.stringify(value));
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...GETS), text, query, async (path, id, params) => {
         const target = `http://localhost${path}${path.endsWith("/") && path !== "/" ? encodeURIComponent(id) || "x" : ""}?${new URLSearchParams(params)}`;
@@ -163,7 +283,7 @@ describe("dashboard pages over HTTP", () => {
       { numRuns: 150 },
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...POSTS), fc.oneof(fc.json(), text), async (path, body) => {
+      fc.asyncProperty(fc.constantFrom(...POSTS), fc.oneof(fc.json(), text, actionBody), async (path, body) => {
         const res = await ctx.app.handle(
           new Request(`http://localhost${path}`, {
             method: "POST",

@@ -1,7 +1,11 @@
 /**
  * The dashboard's only script (served transpiled as /dashboard/assets/dashboard.js): the merchant
- * picker, copy buttons, confirmations, and live refresh — on every change the server announces
- * over /dashboard/events, the page's <main> is fetched again and swapped in.
+ * picker, copy buttons, actions, and live refresh — on every change the server announces over
+ * /dashboard/events, the page's <main> is fetched again and swapped in.
+ *
+ * Actions are `<form method="post">` elements. Each is sent as same-origin JSON (the only kind
+ * the server accepts); its answer or error is shown in the form's own result slot, next to the
+ * button that was pressed, with field errors under the fields they name.
  */
 export {};
 
@@ -35,55 +39,197 @@ document.addEventListener("click", (event) => {
   });
 });
 
-/** Shows an action's failure above the page content. */
-function flash(message: string): void {
-  const main = document.getElementById("main");
-  const box = document.createElement("div");
-  box.className = "flash bad";
-  box.setAttribute("role", "alert");
-  box.textContent = message;
-  main?.prepend(box);
+interface Answer {
+  redirect?: string;
+  message?: string;
+  errors?: Record<string, string[]>;
 }
 
-// Actions (POST forms) go as same-origin JSON, the only kind the dashboard accepts; the answer says where to go next.
+/** The form's result slot (created when the form has none). */
+function resultSlot(form: HTMLFormElement): HTMLElement {
+  let slot = form.querySelector<HTMLElement>(":scope .result");
+  if (!slot) {
+    slot = document.createElement("div");
+    slot.className = "result";
+    slot.setAttribute("role", "status");
+    form.append(slot);
+  }
+  return slot;
+}
+
+function showResult(form: HTMLFormElement, ok: boolean, answer: Answer): void {
+  const details = form.closest("details");
+  if (details) details.open = true;
+  for (const old of form.querySelectorAll(".field-error")) old.remove();
+  for (const field of form.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
+  const slot = resultSlot(form);
+  slot.className = `result ${ok ? "ok" : "bad"}`;
+  slot.setAttribute("role", ok ? "status" : "alert");
+  slot.textContent = answer.message ?? (ok ? "Done." : "The action failed.");
+  for (const [name, messages] of Object.entries(answer.errors ?? {})) {
+    const field = form.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`);
+    const note = document.createElement("span");
+    note.className = "field-error";
+    note.id = `${form.id || "form"}-${name}-error`;
+    note.textContent = messages.join(" ");
+    if (field) {
+      field.setAttribute("aria-invalid", "true");
+      field.setAttribute("aria-describedby", note.id);
+      (field.closest("label") ?? field).after(note);
+    } else {
+      slot.append(" ", note);
+    }
+  }
+}
+
+/** The form's fields as JSON: checkboxes as booleans, empty fields left out. */
+function formJson(form: HTMLFormElement): Record<string, string | boolean> {
+  const out: Record<string, string | boolean> = {};
+  for (const element of Array.from(form.elements)) {
+    const field = element as HTMLInputElement;
+    if (!field.name || field.disabled) continue;
+    if (field.type === "checkbox") out[field.name] = field.checked;
+    else if (field.type === "radio") {
+      if (field.checked) out[field.name] = field.value;
+    } else if (field.value !== "") out[field.name] = field.value;
+  }
+  return out;
+}
+
+// Actions (POST forms) go as same-origin JSON, the only kind the dashboard accepts.
 document.addEventListener("submit", async (event) => {
   const form = event.target as HTMLFormElement;
-  if (form.method.toLowerCase() !== "post") return;
+  // getAttribute, not form.method: a control named "method" (the transactions filter) shadows the property.
+  if ((form.getAttribute("method") ?? "get").toLowerCase() !== "post") return;
   event.preventDefault();
   if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
-  const response = await fetch(form.action, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify(Object.fromEntries(new FormData(form))),
-  });
-  const answer = (await response.json().catch(() => ({}))) as { redirect?: string; message?: string };
-  if (!response.ok) return flash(answer.message ?? `The action failed (${response.status}).`);
-  if (answer.redirect) location.assign(answer.redirect);
-  else location.reload();
+  // The previous answer goes at once: what shows next is this submission's.
+  const previous = form.querySelector<HTMLElement>(":scope .result");
+  if (previous) previous.textContent = "";
+  answers.delete(formKey(form));
+  const buttons = Array.from(form.querySelectorAll<HTMLButtonElement>("button[type=submit], button:not([type])"));
+  for (const button of buttons) button.disabled = true;
+  let response: Response;
+  let answer: Answer;
+  try {
+    response = await fetch(form.getAttribute("action") ?? location.pathname, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(formJson(form)),
+    });
+    answer = (await response.json().catch(() => ({}))) as Answer;
+  } catch {
+    for (const button of buttons) button.disabled = false;
+    return showResult(form, false, { message: "The sandbox did not answer. Is it still running?" });
+  }
+  for (const button of buttons) button.disabled = false;
+  if (!response.ok) {
+    const failed = { ...answer, message: answer.message ?? `The action failed (${response.status}).` };
+    answers.set(formKey(form), { ok: false, answer: failed });
+    return showResult(form, false, failed);
+  }
+  if (answer.redirect) return location.assign(answer.redirect);
+  // Re-render the page, then show the answer next to the same action (found again by its key).
+  const key = formKey(form);
+  answers.set(key, { ok: true, answer });
+  await refresh(true);
+  const same = findForm(key);
+  if (same) {
+    showResult(same, true, answer);
+    if (same !== form) same.querySelector<HTMLElement>("button, input, select")?.focus();
+  } else {
+    // The action is gone from the page (a voided transaction cannot be voided again): say it at the top.
+    answers.delete(key);
+    flash(answer.message ?? "Done.");
+  }
 });
 
-let refreshing = false;
-async function refresh(): Promise<void> {
+/** A message at the top of the page, focused so a screen reader and a keyboard user land on it. */
+function flash(message: string, focus = true): void {
+  flashed = message;
+  const main = document.getElementById("main");
+  const box = document.createElement("div");
+  box.className = "flash";
+  box.setAttribute("role", "status");
+  box.tabIndex = -1;
+  box.textContent = message;
+  main?.prepend(box);
+  if (focus) box.focus();
+}
+
+/** Answers shown on this page, re-applied after every re-render so a live refresh never wipes them. */
+const answers = new Map<string, { ok: boolean; answer: Answer }>();
+let flashed: string | null = null;
+
+/** A form's identity across re-renders: its id, else its action URL and button label. */
+function formKey(form: HTMLFormElement): string {
+  return form.id || `${form.getAttribute("action")}|${form.querySelector("button[type=submit]")?.textContent?.trim()}`;
+}
+
+function findForm(key: string): HTMLFormElement | null {
+  return (
+    Array.from(document.querySelectorAll<HTMLFormElement>("form[method=post]")).find((f) => formKey(f) === key) ?? null
+  );
+}
+
+let running: Promise<void> | null = null;
+let again = false;
+
+/**
+ * Fetches the page again and swaps in its <main> (and the header's clock). A refresh asked for
+ * while one runs runs once more after it, so the page always ends up at least as new as the ask.
+ */
+function refresh(force = false): Promise<void> {
   const main = document.getElementById("main");
   const active = document.activeElement;
-  // Never pull the page from under someone typing in a filter.
-  if (!main || refreshing || (active && main.contains(active) && active.matches("input, select, textarea"))) return;
-  refreshing = true;
-  try {
-    const response = await fetch(location.href, { headers: { accept: "text/html" }, credentials: "same-origin" });
-    if (!response.ok) return;
-    const next = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("main");
-    if (next) main.replaceChildren(...Array.from(next.childNodes, (node) => document.importNode(node, true)));
-    body.dataset.refreshed = String(Number(body.dataset.refreshed ?? "0") + 1);
-  } finally {
-    refreshing = false;
+  // Never pull the page from under someone typing in a field.
+  const typing = active && main?.contains(active) && active.matches("input, select, textarea");
+  if (!main || (typing && !force)) return Promise.resolve();
+  if (running) {
+    again = true;
+    return running;
   }
+  running = (async () => {
+    try {
+      do {
+        again = false;
+        await rerender(main);
+      } while (again);
+    } finally {
+      running = null;
+    }
+  })();
+  return running;
+}
+
+async function rerender(main: HTMLElement): Promise<void> {
+  const response = await fetch(location.href, { headers: { accept: "text/html" }, credentials: "same-origin" }).catch(
+    () => null,
+  );
+  if (!response?.ok) return;
+  const next = new DOMParser().parseFromString(await response.text(), "text/html");
+  const nextMain = next.getElementById("main");
+  if (!nextMain) return;
+  const open = Array.from(main.querySelectorAll("details[open] form[id]"), (f) => f.id);
+  main.replaceChildren(...Array.from(nextMain.childNodes, (node) => document.importNode(node, true)));
+  const clock = document.getElementById("header-clock");
+  const nextClock = next.getElementById("header-clock");
+  if (clock && nextClock)
+    clock.replaceChildren(...Array.from(nextClock.childNodes, (n) => document.importNode(n, true)));
+  for (const id of open) document.getElementById(id)?.closest("details")?.setAttribute("open", "");
+  for (const [key, shown] of answers) {
+    const form = findForm(key);
+    if (form) showResult(form, shown.ok, shown.answer);
+  }
+  if (flashed) flash(flashed, false);
+  body.dataset.refreshed = String(Number(body.dataset.refreshed ?? "0") + 1);
 }
 
 if (body.dataset.live === "on" && "EventSource" in window) {
   const indicator = document.getElementById("live");
-  const source = new EventSource("/dashboard/events");
+  // `since`: whatever was written between this page's render and the stream's start is announced at once.
+  const source = new EventSource(`/dashboard/events?since=${encodeURIComponent(body.dataset.version ?? "")}`);
   let timer: ReturnType<typeof setTimeout> | undefined;
   source.addEventListener("open", () => indicator?.classList.add("on"));
   source.addEventListener("error", () => indicator?.classList.remove("on"));

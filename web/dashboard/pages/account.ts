@@ -2,7 +2,7 @@
 import type { MerchantRow } from "../../../api/merchants/service";
 import type { TestCard } from "../../../processor/test-data";
 import { html, type Renderable } from "../../html";
-import { actionButton, copyable, fields } from "../layout";
+import { actionButton, CLOCK_STEPS, command, copyable, fields, money, when } from "../layout";
 
 export function keysPage(merchant: MerchantRow, publicUrl: string): Renderable {
   const tokenize = `curl -s ${publicUrl}/webpayment/${merchant.web_payments_token}/tokenize -H 'Content-Type: application/json' \\
@@ -13,59 +13,97 @@ export function keysPage(merchant: MerchantRow, publicUrl: string): Renderable {
     <section class="card">
       ${fields([
         ["Merchant", `${merchant.name}${merchant.is_default ? " (default)" : ""}`],
-        ["Merchant id", copyable(merchant.id)],
-        ["Web payments token (public: browser and mobile)", copyable(merchant.web_payments_token)],
-        ["API key (secret: Authorization: Bearer)", copyable(merchant.api_key)],
-        ["Webhook signing secret", copyable(merchant.webhook_secret)],
+        ["Merchant id", copyable(merchant.id, "merchant id")],
+        [
+          "Web payments token (public: browser and mobile)",
+          copyable(merchant.web_payments_token, "web payments token"),
+        ],
+        ["API key (secret: Authorization: Bearer)", copyable(merchant.api_key, "API key")],
+        ["Webhook signing secret", copyable(merchant.webhook_secret, "webhook signing secret")],
       ])}
     </section>
-    <h2>Script tag</h2>
-    <section class="card">${copyable(`<script src="${publicUrl}/payjs.js"></script>`)}</section>
-    <h2>Tokenize, then charge, with curl</h2>
-    <pre>${tokenize}</pre>
-    <p><button type="button" data-copy="${tokenize}">Copy tokenize</button></p>
-    <pre>${charge}</pre>
-    <p><button type="button" data-copy="${charge}">Copy charge</button></p>
-    <h2>Settings</h2>
+    <h2>Regenerate</h2>
     <section class="card">
-      ${fields([
-        ["AVS zip required", merchant.avs_zip ? "yes" : "no"],
-        ["AVS street required", merchant.avs_street ? "yes" : "no"],
-        ["Advanced customization", merchant.advanced_customization ? "yes" : "no"],
-        ["ACH settlement days", String(merchant.ach_settlement_days)],
-      ])}
-      <p class="muted">Change with <code>PUT /_sandbox/merchants/${merchant.id}/settings</code>.</p>
-    </section>`;
+      <p class="muted">
+        The old value stops working at once: pages, apps and receivers still using it get 401s (or bad signatures) until
+        they are given the new one.
+        ${merchant.is_default ? "This is the default merchant: its configured API key and token come back at the next start." : ""}
+      </p>
+      <div class="row">
+        ${actionButton("/dashboard/keys/regenerate", "Regenerate API key and token", { keys: "api_key,web_payments_token" }, { danger: true, confirm: "Regenerate the API key and the web payments token? The current ones stop working at once." })}
+        ${actionButton("/dashboard/keys/regenerate", "Regenerate webhook signing secret", { keys: "webhook_secret" }, { danger: true, confirm: "Regenerate the webhook signing secret? Receivers checking the old one reject every delivery until updated." })}
+      </div>
+    </section>
+    <h2>Script tag</h2>
+    <section class="card">${copyable(`<script src="${publicUrl}/payjs.js"></script>`, "script tag")}</section>
+    <h2>Tokenize, then charge, with curl</h2>
+    ${command(tokenize, "tokenize command")} ${command(charge, "charge command")}
+    <p><a href="/dashboard/settings">Settings →</a></p>`;
 }
 
-export const CLOCK_STEPS: readonly (readonly [string, number])[] = [
-  ["+1 hour", 3600],
-  ["+1 day", 86400],
-  ["+3 days", 3 * 86400],
-  ["+7 days", 7 * 86400],
-];
+/** The merchant settings that change behaviour, as a form (validation messages show under each field). */
+export function settingsPage(merchant: MerchantRow): Renderable {
+  const check = (name: string, on: number, label: string, hint: string) =>
+    html`<label class="check"
+        ><input type="checkbox" name="${name}" ${on ? html`checked` : ""} aria-describedby="${name}-hint" />
+        ${label}</label
+      ><span class="muted" id="${name}-hint">${hint}</span>`;
+  return html`<h1>Settings</h1>
+    <section class="card">
+      <form method="post" action="/dashboard/settings" class="stack" id="settings-form" novalidate>
+        ${check("avs_zip", merchant.avs_zip, "AVS: require and check the billing zip", "pay() and tokenize refuse a missing address_zip.")}
+        ${check("avs_street", merchant.avs_street, "AVS: require and check the street address", "pay() and tokenize refuse a missing address_1.")}
+        ${check(
+          "advanced_customization",
+          merchant.advanced_customization,
+          "Advanced Customization",
+          "Invoices' custom fields (meta.invoice_merchant_custom_fields) show on hosted invoices and e-mails, except those with visible: false.",
+        )}
+        <label
+          >ACH settlement days (0–10)
+          <input
+            name="ach_settlement_days"
+            type="number"
+            min="0"
+            max="10"
+            step="1"
+            value="${String(merchant.ach_settlement_days)}"
+            required
+        /></label>
+        <div class="row"><button type="submit" class="primary">Save settings</button></div>
+        <span class="result" role="status"></span>
+      </form>
+      <p class="muted">
+        The same as <code>PUT /_sandbox/merchants/${merchant.id}/settings</code>. Keys are on the
+        <a href="/dashboard/keys">Keys</a> page.
+      </p>
+    </section>`;
+}
 
 export function clockPage(now: string, offsetMs: number, realNow: string): Renderable {
   const hours = offsetMs / 3_600_000;
   return html`<h1>Sandbox clock</h1>
     <section class="card">
       ${fields([
-        ["Sandbox now (UTC)", html`<strong id="clock-now">${now}</strong>`],
-        ["Real now (UTC)", realNow],
+        ["Sandbox now", html`<strong id="clock-now">${when(now)}</strong>`],
+        ["Real now", when(realNow)],
         ["Ahead of real time", offsetMs === 0 ? "not advanced" : `${hours.toFixed(hours < 10 ? 2 : 1)} hours`],
       ])}
       <p class="muted">
         Advancing runs what the time crosses: card batches settle at midnight UTC and deposit the next day, ACH settles
-        after the merchant's settlement days, webhook retries fall due.
+        after the merchant's settlement days, webhook retries fall due. Every page's header can advance it too.
       </p>
       <div class="row">
-        ${CLOCK_STEPS.map(([label, seconds]) => actionButton("/dashboard/clock/advance", label, { seconds: String(seconds) }, true))}
-        <form method="post" action="/dashboard/clock/advance" class="row">
-          <input type="number" name="seconds" min="1" max="31536000" placeholder="seconds" required /><button
+        ${CLOCK_STEPS.map(([label, seconds]) => actionButton("/dashboard/clock/advance", label, { seconds: String(seconds), back: "/dashboard/clock" }, { primary: true }))}
+        <form method="post" novalidate action="/dashboard/clock/advance" class="row" id="clock-seconds">
+          <input type="hidden" name="back" value="/dashboard/clock" />
+          <label for="advance-seconds">Seconds</label>
+          <input id="advance-seconds" type="number" name="seconds" min="1" max="31536000" required /><button
             type="submit"
           >
             Advance
           </button>
+          <span class="result" role="status"></span>
         </form>
       </div>
     </section>`;
@@ -93,7 +131,7 @@ export function testCardsPage(
         ${cards.map(
           (card) =>
             html`<tr>
-              <td>${copyable(card.number)}</td>
+              <td>${copyable(card.number, `card number ${card.number}`)}</td>
               <td>${card.brand}</td>
               <td>${card.outcome}</td>
               <td>${card.description}</td>
@@ -104,8 +142,8 @@ export function testCardsPage(
     <h2>Test bank account (ACH)</h2>
     <section class="card">
       ${fields([
-        ["Routing", copyable(bank.routing)],
-        ["Approving account", copyable(bank.approvingAccount)],
+        ["Routing", copyable(bank.routing, "routing number")],
+        ["Approving account", copyable(bank.approvingAccount, "account number")],
         ["Rule", bank.description],
       ])}
     </section>`;
@@ -131,18 +169,18 @@ export function overviewPage(
         <h2>Activity</h2>
         ${fields([
           ["Transactions", String(numbers.transactions)],
-          ["Approved volume", `$${(numbers.approvedCents / 100).toFixed(2)}`],
+          ["Approved volume", money(numbers.approvedCents, "cents")],
           ["Declined", String(numbers.declined)],
           ["Customers", String(numbers.customers)],
-          ["Sandbox clock", html`<a href="/dashboard/clock">${now}</a>`],
+          ["Sandbox clock", html`<a href="/dashboard/clock">${when(now)}</a>`],
         ])}
       </section>
       <section class="card">
         <h2>Start here</h2>
         ${fields([
-          ["Script tag", copyable(`<script src="${publicUrl}/payjs.js"></script>`)],
-          ["Web payments token", copyable(merchant.web_payments_token)],
-          ["API key", copyable(merchant.api_key)],
+          ["Script tag", copyable(`<script src="${publicUrl}/payjs.js"></script>`, "script tag")],
+          ["Web payments token", copyable(merchant.web_payments_token, "web payments token")],
+          ["API key", copyable(merchant.api_key, "API key")],
         ])}
         <p>
           <a href="/dashboard/try">Try a payment with payjs →</a> · <a href="/dashboard/test-cards">Test cards</a> ·

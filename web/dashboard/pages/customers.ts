@@ -3,7 +3,7 @@ import type { PaymentMethod } from "../../../api/payment-methods/service";
 import type { Transaction } from "../../../api/transactions/service";
 import type { Page } from "../../../lib/pagination";
 import { html, type Renderable } from "../../html";
-import { emptyState, fields, idLink, pager } from "../layout";
+import { copyable, emptyState, fields, idLink, idText, pager, when } from "../layout";
 import { transactionRows } from "./transactions";
 
 export function customerName(c: Customer): string {
@@ -14,13 +14,18 @@ export function customersPage(page: Page<Customer>, keywords: string): Renderabl
   return html`<h1>Customers</h1>
     <form class="filters" method="get" action="/dashboard/customers">
       <label
-        >Search <input type="search" name="q" value="${keywords}" placeholder="name, e-mail, company, phone"
+        >Search <input type="search" name="keywords" value="${keywords}" placeholder="name, e-mail, company, phone"
       /></label>
       <button type="submit">Search</button>
     </form>
     ${
       page.total === 0
-        ? emptyState(keywords ? "No customers match." : "No customers yet: tokenizing a card creates one.")
+        ? keywords
+          ? emptyState(html`No customers match. <a href="/dashboard/customers">Show all</a>.`)
+          : emptyState(
+              html`No customers yet: tokenizing a card creates one (payjs's <code>tokenize()</code> or
+                <code>pay()</code>, or the curl on the <a href="/dashboard/keys">Keys</a> page).`,
+            )
         : html`<table class="customers">
             <thead>
               <tr>
@@ -36,18 +41,18 @@ export function customersPage(page: Page<Customer>, keywords: string): Renderabl
               ${page.data.map(
                 (c) =>
                   html`<tr data-id="${c.id}">
-                    <td>${idLink(`/dashboard/customers/${encodeURIComponent(c.id)}`, c.id)}</td>
+                    <td>${idLink(`/dashboard/customers/${encodeURIComponent(c.id)}`, c.id, "customer id")}</td>
                     <td class="name">${customerName(c)}</td>
                     <td>${c.email}</td>
                     <td>${c.phone}</td>
                     <td>${c.company}</td>
-                    <td>${c.created_at}</td>
+                    <td>${when(c.created_at)}</td>
                   </tr>`,
               )}
             </tbody>
           </table>`
     }
-    ${pager("/dashboard/customers", page, { q: keywords })}`;
+    ${pager("/dashboard/customers", page, { keywords })}`;
 }
 
 export function customerPage(
@@ -59,7 +64,7 @@ export function customerPage(
     <div class="grid">
       <section class="card">
         ${fields([
-          ["Id", html`<code>${c.id}</code>`],
+          ["Id", copyable(c.id, "customer id")],
           ["First name", c.firstname],
           ["Last name", c.lastname],
           ["Company", c.company],
@@ -73,8 +78,8 @@ export function customerPage(
           ],
           ["Reference", c.reference],
           ["Notes", c.notes],
-          ["Created", c.created_at],
-          ["Deleted", c.deleted_at],
+          ["Created", when(c.created_at)],
+          ["Deleted", when(c.deleted_at)],
         ])}
       </section>
       <section class="card">
@@ -97,9 +102,9 @@ export function customerPage(
                         <td>${pm.method}</td>
                         <td>
                           ${pm.method === "card" ? `${pm.card_type} ••••${pm.card_last_four} exp ${pm.card_exp}` : `${pm.bank_name ?? "Bank"} ${pm.bank_type}`}
-                          <span class="muted mono">${pm.id.slice(0, 8)}</span>
+                          ${idText(pm.id, "payment method id")}
                         </td>
-                        <td>${pm.created_at}</td>
+                        <td>${when(pm.created_at)}</td>
                       </tr>`,
                   )}
                 </tbody>
@@ -108,5 +113,14 @@ export function customerPage(
       </section>
     </div>
     <h2>Transactions</h2>
-    ${transactions.total === 0 ? emptyState("No transactions.") : transactionRows(transactions.data, false)}`;
+    ${
+      transactions.total === 0
+        ? emptyState(html`No transactions. <a href="/dashboard/try">Take a payment</a> for this customer's card.`)
+        : html`${transactionRows(transactions.data, false)}
+            <p>
+              <a href="/dashboard/transactions?customer_id=${encodeURIComponent(c.id)}"
+                >All of this customer's transactions →</a
+              >
+            </p>`
+    }`;
 }
