@@ -146,30 +146,6 @@ export class MerchantService {
     return existing;
   }
 
-  /**
-   * Replaces a merchant's API key and/or web payments token. The old ones stop working at once:
-   * this is the one place keys change, and it empties the authentication cache.
-   */
-  updateKeys(id: string, keys: { apiKey?: string; webPaymentsToken?: string }): MerchantRow {
-    const row = this.get(id);
-    if (!row) throw notFound("Merchant");
-    const apiKey = keys.apiKey ?? row.api_key;
-    const token = keys.webPaymentsToken ?? row.web_payments_token;
-    try {
-      this.db
-        .query(
-          "UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ?, updated_at = ? WHERE id = ?",
-        )
-        .run(apiKey, sha256Hex(apiKey), token, sha256Hex(token), this.clock.timestamp(id), id);
-    } catch (error) {
-      if (String(error).includes("UNIQUE")) throw keyInUse();
-      throw error;
-    } finally {
-      this.changed();
-    }
-    return this.get(id)!;
-  }
-
   create(input: {
     name: string;
     email?: string;
@@ -236,25 +212,43 @@ export class MerchantService {
   }
 
   /**
-   * New random secrets for the merchant: the API key and web payments token by default, and the
-   * webhook signing secret when asked. The old ones stop working at once (every lookup goes by the
-   * stored hash, through this service). The default merchant's key and token come from the
-   * configuration and are restored at the next start.
+   * Replaces a merchant's API key, web payments token and/or webhook signing secret. The old ones
+   * stop working at once: this is the one place keys change (every lookup goes by the stored
+   * hash, through this service).
    */
-  regenerateKeys(id: string, which: readonly RegenerableKey[] = ["api_key", "web_payments_token"]): MerchantRow {
+  updateKeys(id: string, keys: { apiKey?: string; webPaymentsToken?: string; webhookSecret?: string }): MerchantRow {
     const row = this.get(id);
     if (!row) throw notFound("Merchant");
-    const apiKey = which.includes("api_key") ? randomToken("sk_sandbox_") : row.api_key;
-    const token = which.includes("web_payments_token") ? randomToken("wpt_") : row.web_payments_token;
-    const secret = which.includes("webhook_secret") ? randomToken("whsec_") : row.webhook_secret;
-    this.db
-      .query(
-        `UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ?,
-           webhook_secret = ?, updated_at = ? WHERE id = ?`,
-      )
-      .run(apiKey, sha256Hex(apiKey), token, sha256Hex(token), secret, this.clock.timestamp(id), id);
-    this.changed(); // the authentication cache holds the old keys
+    const apiKey = keys.apiKey ?? row.api_key;
+    const token = keys.webPaymentsToken ?? row.web_payments_token;
+    const secret = keys.webhookSecret ?? row.webhook_secret;
+    try {
+      this.db
+        .query(
+          `UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ?,
+             webhook_secret = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(apiKey, sha256Hex(apiKey), token, sha256Hex(token), secret, this.clock.timestamp(id), id);
+    } catch (error) {
+      if (String(error).includes("UNIQUE")) throw keyInUse();
+      throw error;
+    } finally {
+      this.changed(); // the authentication cache holds the old keys
+    }
     return this.get(id)!;
+  }
+
+  /**
+   * New random secrets for the merchant (through updateKeys): the API key and web payments token
+   * by default, the webhook signing secret when asked. The default merchant's key and token come
+   * from the configuration and are restored at the next start.
+   */
+  regenerateKeys(id: string, which: readonly RegenerableKey[] = ["api_key", "web_payments_token"]): MerchantRow {
+    return this.updateKeys(id, {
+      apiKey: which.includes("api_key") ? randomToken("sk_sandbox_") : undefined,
+      webPaymentsToken: which.includes("web_payments_token") ? randomToken("wpt_") : undefined,
+      webhookSecret: which.includes("webhook_secret") ? randomToken("whsec_") : undefined,
+    });
   }
 
   /**

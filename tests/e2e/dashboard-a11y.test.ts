@@ -137,12 +137,20 @@ describe.skipIf(!HAS_CHROMIUM)("every dashboard page: accessible and readable at
             navLines: tops.size,
             navFits: nav.scrollWidth <= nav.clientWidth,
             clockControl: document.querySelector("#header-clock-step") !== null,
+            // Every id shown (whole or short, as text or a link) has a copy button next to it.
+            idsWithoutCopy: Array.from(document.querySelectorAll("main code, main a.mono"))
+              .filter((e) =>
+                /^[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?$/.test(e.textContent ?? ""),
+              )
+              .filter((e) => !e.parentElement?.querySelector("button[data-copy]"))
+              .map((e) => e.textContent),
           };
         });
         expect(layout.pageWidth).toBeLessThanOrEqual(layout.viewport);
         expect(layout.navLines).toBe(1);
         if (width === 1280) expect(layout.navFits).toBe(true);
         expect(layout.clockControl).toBe(true);
+        expect(layout.idsWithoutCopy).toEqual([]);
         await page.screenshot({ path: artifactPath(`dashboard-${name}-${width}.png`), fullPage: true });
       }
       expect(errors).toEqual([]);

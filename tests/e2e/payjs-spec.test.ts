@@ -469,6 +469,28 @@ describe.skipIf(!HAS_CHROMIUM)("PayJs as the specification types it, in Chromium
     }
   });
 
+  test("the README's example (containers and options without a style) gets frames as tall as their inputs, not 150 px", async () => {
+    const readme = await browser.newPage();
+    try {
+      await readme.goto(`${example.url}/blank.html`);
+      await readme.evaluate(async (token) => {
+        const payjs = new (window as any).PayJs(token, {
+          number: { id: "card-number", format: "prettyFormat" },
+          cvv: { id: "card-cvv" },
+        });
+        await payjs.showCardForm();
+      }, ctx.token);
+      for (const container of ["card-number", "card-cvv"]) {
+        const inputHeight = await input(readme, container).evaluate((el) => el.getBoundingClientRect().height);
+        const frameHeight = (await readme.locator(`#${container} iframe`).boundingBox())!.height;
+        expect(inputHeight).toBeGreaterThan(20);
+        expect(Math.abs(frameHeight - inputHeight)).toBeLessThanOrEqual(2);
+      }
+    } finally {
+      await readme.close();
+    }
+  });
+
   test("options without cvv for a card form: a TypeError whose message names cvv, and no frame", async () => {
     const blank = await browser.newPage();
     try {
