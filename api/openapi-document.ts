@@ -10,11 +10,14 @@
  *   "Transaction" })`) is listed once under `components.schemas` and referenced with `$ref`
  *   wherever it occurs, so generated clients get one named type per record.
  *
- * A text answer whose schema says `contentMediaType` (the hosted pages: text/html) is listed
- * under that media type instead of the plugin's text/plain.
+ * Every route the rate limiter covers documents its 429, every route with a body its 400 and 413
+ * (both answered before the route's own code), and each answer gets a description of its status.
+ * A text answer whose schema says `contentMediaType` (the hosted pages: text/html) is listed under
+ * that media type instead of the plugin's text/plain.
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
+import { isExempt } from "./limits";
 import { ErrorBody } from "./models";
 
 type Json = Record<string, unknown>;
@@ -40,6 +43,29 @@ const BODY_ERRORS: Record<string, string> = {
   "413": "The body is over 1 MiB (`payload_too_large`)",
 };
 
+/** The answer of every rate-limited route when the sandbox runs with --rate-limit (limits.ts). */
+const RATE_LIMITED = {
+  description: "Too many requests (`rate_limited`); only when the sandbox runs with `--rate-limit`",
+  headers: {
+    "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 1 } },
+  },
+  content: { "application/json": { schema: ErrorBody } },
+};
+
+/** What an answer without a description of its own says (the plugin's is "Response for status N"). */
+const STATUS_TEXT: Record<string, string> = {
+  "200": "OK",
+  "400": "Malformed JSON",
+  "401": "No or unknown credential (`unauthenticated`)",
+  "402": "Payment declined",
+  "403": "The credential may not call this route (`forbidden`)",
+  "404": "No such record (`not_found`)",
+  "409": "Idempotency-Key reused with another request (`idempotency_conflict`)",
+  "413": "Body over 1 MiB",
+  "422": "Invalid input (`validation_error`) or state (`invalid_state`)",
+  "429": "Too many requests (`rate_limited`)",
+};
+
 /** Keys whose values are data, not schemas: never hoisted. */
 const DATA_KEYS = new Set(["examples", "example", "default", "const", "enum"]);
 
@@ -63,9 +89,16 @@ export function buildDocument(app: AnyElysia, options: DocumentOptions): Json {
   const components: Record<string, Json> = {};
   const hoist = namedSchemaHoister(components);
   const paths = generated.paths as Record<string, Record<string, Json>>;
-  for (const operations of Object.values(paths)) {
+  for (const [path, operations] of Object.entries(paths)) {
     for (const operation of Object.values(operations)) {
-      for (const response of Object.values((operation.responses ?? {}) as Record<string, { content?: Json }>)) {
+      const answers = (operation.responses ?? {}) as Record<string, { content?: Json; description?: string }>;
+      for (const [status, response] of Object.entries(answers)) {
+        // The plugin describes an answer by its schema's description, else "Response for status N";
+        // the envelope's description says nothing about the status, so both get the status's text.
+        const generic = response.description === ErrorBody.description;
+        if (generic || response.description?.startsWith("Response for status ")) {
+          response.description = STATUS_TEXT[status] ?? response.description;
+        }
         const text = response.content?.["text/plain"] as { schema?: { contentMediaType?: string } } | undefined;
         const mediaType = text?.schema?.contentMediaType;
         if (mediaType) response.content = { [mediaType]: text };
@@ -76,6 +109,7 @@ export function buildDocument(app: AnyElysia, options: DocumentOptions): Json {
           responses[status] ??= { description, content: { "application/json": { schema: ErrorBody } } };
         }
       }
+      if (!isExempt(path)) ((operation.responses ??= {}) as Json)["429"] ??= RATE_LIMITED;
       Object.assign(operation, hoist(JSON.parse(JSON.stringify(operation))));
     }
   }

@@ -501,9 +501,18 @@ export function dashboardRoutes(deps: AppDeps) {
         ({ merchant, query, request }) =>
           respond(merchant, "/dashboard/sms", request, {
             title: "SMS outbox",
-            body: smsPage(service.sms(merchant.id, query.page ?? 1), hints(merchant)),
+            body: smsPage(
+              service.sms(merchant.id, query.page ?? 1, text(query.to)),
+              text(query.to) ?? "",
+              hints(merchant),
+            ),
           }),
-        { query: t.Object({ page: t.Optional(t.Integer({ minimum: 1, maximum: 100000 })) }) },
+        {
+          query: t.Object({
+            to: t.Optional(t.String({ maxLength: 40 })),
+            page: t.Optional(t.Integer({ minimum: 1, maximum: 100000 })),
+          }),
+        },
       )
       .get(
         "/dashboard/webhooks",

@@ -124,8 +124,15 @@ export class DashboardService {
       .get(id, merchantId);
   }
 
-  sms(merchantId: string, pageNumber: number): Page<SmsView> {
-    return this.paged<SmsView>("sms", ["merchant_id = ?"], [merchantId], "created_at DESC, rowid DESC", pageNumber);
+  /** Text messages, newest first; only those to `to` (as GET /_sandbox/sms?to= matches it) when given. */
+  sms(merchantId: string, pageNumber: number, to?: string): Page<SmsView> {
+    const where = ["merchant_id = ?"];
+    const params: string[] = [merchantId];
+    if (to) {
+      where.push("lower(to_phone) = lower(?)");
+      params.push(to.trim());
+    }
+    return this.paged<SmsView>("sms", where, params, "created_at DESC, rowid DESC", pageNumber);
   }
 
   /** Every settlement batch, pending deposits included, newest first. */

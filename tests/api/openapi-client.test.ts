@@ -48,6 +48,8 @@ describe("the OpenAPI document", () => {
       $ref: "#/components/schemas/ChargeRequest",
     });
     expect(charge.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/Transaction");
+    expect(charge.responses["429"].headers["Retry-After"].schema.type).toBe("integer");
+    expect(document.paths["/_sandbox/reset"].post.responses["429"]).toBeUndefined();
     expect(charge.responses["402"].content["application/json"].schema.$ref).toBe(
       "#/components/schemas/PaymentDeclined",
     );
@@ -64,6 +66,7 @@ describe("the OpenAPI document", () => {
         for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
           const schema = response.content?.["application/json"]?.schema ?? response.content?.["text/html"]?.schema;
           if (!schema) problems.push(`${where} ${status}: no schema`);
+          if (/^Response for status/.test(response.description)) problems.push(`${where} ${status}: no description`);
           const envelope = ["Error", "PaymentDeclined", "InvoicePaymentDeclined"].map(
             (n) => `#/components/schemas/${n}`,
           );

@@ -342,6 +342,43 @@ describe("dashboard pages over HTTP", () => {
     expect(ctx.deps.clock.offsetMs(ctx.merchantId)).toBe(3_600_000);
   });
 
+  test("lists paginate 50 to a page, and the next-page link keeps the filters", async () => {
+    const ctx = setup();
+    for (let i = 0; i < 51; i++) {
+      const res = await ctx.call("POST", "/customer", {
+        body: { firstname: `Page${i}`, lastname: "Reader", email: `reader${i}@example.com` },
+      });
+      expect(res.status).toBe(200);
+    }
+    const page = async (query: string) =>
+      await (await ctx.app.handle(new Request(`http://localhost/dashboard/customers${query}`))).text();
+    const rowsOf = (body: string) => [...body.matchAll(/<tr data-id="([^"]+)"/g)].length;
+    const first = await page("?keywords=reader");
+    expect(rowsOf(first)).toBe(50);
+    expect(first).toContain("1–50 of 51");
+    expect(first).toContain('href="/dashboard/customers?keywords=reader&amp;page=2" rel="next"');
+    const second = await page("?keywords=reader&page=2");
+    expect(rowsOf(second)).toBe(1);
+    expect(second).toContain('rel="prev"');
+    expect(second).not.toContain('rel="next"');
+  });
+
+  test("the SMS outbox filters by recipient, as GET /_sandbox/sms?to= does", async () => {
+    const ctx = setup();
+    const paid = (await charge(ctx, 3)).body;
+    for (const phone of ["5555550111", "5555550222"]) {
+      expect((await ctx.call("POST", `/transaction/${paid.id}/receipt-sms`, { body: { phone } })).status).toBe(200);
+    }
+    const rows = async (query: string) => {
+      const body = await (await ctx.app.handle(new Request(`http://localhost/dashboard/sms${query}`))).text();
+      return [...body.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]);
+    };
+    const api = (await ctx.call("GET", "/_sandbox/sms?to=5555550222")).body.data.map((m: { id: string }) => m.id);
+    expect(api).toHaveLength(1);
+    expect(await rows("?to=5555550222")).toEqual(api);
+    expect(await rows("")).toHaveLength(2);
+  });
+
   test("the merchant picker sets a cookie that switches every page to that merchant", async () => {
     const ctx = setup();
     const other = await ctx.call("POST", "/_sandbox/merchants", { body: { name: "Picked Shop" }, auth: false });

@@ -318,42 +318,48 @@ export interface SmsView {
   created_at: string;
 }
 
-export function smsPage(page: Page<SmsView>, hints: Hints): Renderable {
+export function smsPage(page: Page<SmsView>, to: string, hints: Hints): Renderable {
   return html`<h1>SMS outbox</h1>
+    <form class="filters" method="get" action="/dashboard/sms" aria-label="Filter text messages">
+      <label>To <input type="search" name="to" value="${to}" placeholder="phone" /></label
+      ><button type="submit">Filter</button>
+    </form>
     ${
-      page.total === 0
-        ? emptyState(
-            "No text messages yet: the Send receipt SMS action on a transaction's page sends one, or:",
-            command(
-              `curl -s -X POST ${hints.publicUrl}/transaction/<id>/receipt-sms -H 'Authorization: Bearer ${hints.apiKey}' -H 'Content-Type: application/json' -d '{"phone":"5555550123"}'`,
-              "receipt SMS command",
-            ),
-          )
-        : html`<table class="sms">
-            <thead>
-              <tr>
-                <th>Sent</th>
-                <th>To</th>
-                <th>Message</th>
-                <th>Transaction</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${page.data.map(
-                (m) =>
-                  html`<tr data-id="${m.id}">
-                    <td>${when(m.created_at)}</td>
-                    <td>${m.to_phone}</td>
-                    <td>${m.body}</td>
-                    <td>
-                      ${m.transaction_id ? idLink(`/dashboard/transactions/${encodeURIComponent(m.transaction_id)}`, m.transaction_id, "transaction id") : ""}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+      page.total === 0 && to
+        ? emptyState(html`No text messages to “${to}”. <a href="/dashboard/sms">Show all</a>.`)
+        : page.total === 0
+          ? emptyState(
+              "No text messages yet: the Send receipt SMS action on a transaction's page sends one, or:",
+              command(
+                `curl -s -X POST ${hints.publicUrl}/transaction/<id>/receipt-sms -H 'Authorization: Bearer ${hints.apiKey}' -H 'Content-Type: application/json' -d '{"phone":"5555550123"}'`,
+                "receipt SMS command",
+              ),
+            )
+          : html`<table class="sms">
+              <thead>
+                <tr>
+                  <th>Sent</th>
+                  <th>To</th>
+                  <th>Message</th>
+                  <th>Transaction</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${page.data.map(
+                  (m) =>
+                    html`<tr data-id="${m.id}">
+                      <td>${when(m.created_at)}</td>
+                      <td>${m.to_phone}</td>
+                      <td>${m.body}</td>
+                      <td>
+                        ${m.transaction_id ? idLink(`/dashboard/transactions/${encodeURIComponent(m.transaction_id)}`, m.transaction_id, "transaction id") : ""}
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
     }
-    ${pager("/dashboard/sms", page, {})}`;
+    ${pager("/dashboard/sms", page, { to })}`;
 }
 
 // ---- webhooks
