@@ -46,6 +46,10 @@ export interface Config {
   logRequests: boolean;
   /** Delete the database file before starting. */
   reset: boolean;
+  /** Print one JSON line when listening instead of the banner, for tools that start the sandbox. */
+  readyJson: boolean;
+  /** Stop when standard input closes: the process that started the sandbox is gone. */
+  stopWithStdin: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -69,6 +73,8 @@ export const DEFAULT_CONFIG: Config = {
   quiet: false,
   logRequests: false,
   reset: false,
+  readyJson: false,
+  stopWithStdin: false,
 };
 
 interface Option {
@@ -172,6 +178,20 @@ export const OPTIONS: readonly Option[] = [
     help: "log every request: method, path, status, time",
   },
   { key: "reset", flag: "--reset", env: "PAYSANDBOX_RESET", kind: "boolean", help: "start with a fresh database" },
+  {
+    key: "readyJson",
+    flag: "--ready-json",
+    env: "PAYSANDBOX_READY_JSON",
+    kind: "boolean",
+    help: "print one JSON line when listening (url, keys, pid) instead of the banner",
+  },
+  {
+    key: "stopWithStdin",
+    flag: "--stop-with-stdin",
+    env: "PAYSANDBOX_STOP_WITH_STDIN",
+    kind: "boolean",
+    help: "stop when standard input closes (the starting process is gone)",
+  },
 ];
 
 export class ConfigError extends Error {}

@@ -37,6 +37,24 @@ export function banner(config: Config, url: string, token: string, apiKey: strin
 }
 
 /**
+ * The --ready-json line: printed once the server listens, so a tool that starts the sandbox
+ * (the testing toolkit, a CI script) reads where it is and its default keys without parsing the banner.
+ */
+export function readyLine(url: string, token: string, apiKey: string, dbPath: string): string {
+  return (
+    JSON.stringify({
+      paysandbox: "ready",
+      version: VERSION,
+      pid: process.pid,
+      url,
+      web_payments_token: token,
+      api_key: apiKey,
+      database: dbPath,
+    }) + "\n"
+  );
+}
+
+/**
  * Why a database cannot live at `path`, as one readable sentence, or null when it can. Checked
  * before SQLite runs so the user reads "X is a directory" rather than "unable to open database file".
  */
@@ -135,7 +153,11 @@ export async function main(argv: string[]): Promise<void> {
   startWorkers(deps);
   const merchant = deps.services.merchants.getDefault();
   const dbNote = dbPath === ":memory:" ? "" : config.reset && existed ? " (reset)" : existed ? "" : " (created)";
-  process.stdout.write(banner(config, url, merchant.web_payments_token, merchant.api_key, dbPath + dbNote) + "\n");
+  process.stdout.write(
+    config.readyJson
+      ? readyLine(url, merchant.web_payments_token, merchant.api_key, dbPath)
+      : banner(config, url, merchant.web_payments_token, merchant.api_key, dbPath + dbNote) + "\n",
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -150,6 +172,12 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  if (config.stopWithStdin) {
+    // The pipe's other end closes however the starting process ends, even on SIGKILL.
+    process.stdin.on("end", () => void shutdown("stdin closed"));
+    process.stdin.on("error", () => void shutdown("stdin closed"));
+    process.stdin.resume();
+  }
 }
 
 if (import.meta.main) await main(process.argv.slice(2));

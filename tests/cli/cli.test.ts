@@ -200,4 +200,35 @@ describe("paysandbox command line", () => {
       }
     }
   }, 30_000);
+  test("--ready-json prints one JSON line instead of the banner; --stop-with-stdin stops when stdin closes", async () => {
+    const child = Bun.spawn([...FROM_SOURCES, "--port", "0", "--db", ":memory:", "--ready-json", "--stop-with-stdin"], {
+      cwd: tempDir(),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = child.stdout.getReader();
+    let out = "";
+    while (!out.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    const ready = JSON.parse(out.split("\n")[0]!) as Record<string, unknown>;
+    expect(ready).toMatchObject({
+      paysandbox: "ready",
+      version: pkg.version,
+      pid: child.pid,
+      api_key: API_KEY,
+      web_payments_token: "sandbox_web_payments_token",
+      database: ":memory:",
+    });
+    expect(out).not.toContain("Script tag");
+    const self = await fetch(`${ready.url}/self`, { headers: auth });
+    expect(self.status).toBe(200);
+    child.stdin.end(); // what happens when the process that started it goes away
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    expect(await child.exited).toBe(0);
+    clearTimeout(timer);
+  });
 });

@@ -1,0 +1,192 @@
+/**
+ * Every example of docs/testing.md, run as printed by its real runner (bun test, Vitest, Jest,
+ * node:test, Playwright Test; installed here as devDependencies) in a project that installs this
+ * package from its `npm pack` tarball. Each test file runs as two copies at once; the examples
+ * assert that their merchant sees exactly its own transactions, so they fail if two files ever
+ * share data. The node:test example runs on the machine's Node 20 with no Bun on the PATH.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Sandbox } from "../../testing/index";
+import { startSandbox } from "../../testing/src/index";
+import { CHROMIUM_PATH, HAS_CHROMIUM } from "../e2e/browser";
+import { examplesOf, makeProject, packTarball, readExamples, removeProject, ROOT } from "./docs";
+
+const RUN_TIMEOUT_MS = 180_000;
+const projects: string[] = [];
+let tarball: string;
+/** The sandbox the attached runs use, to count what they did in it afterwards. */
+let sandbox: Sandbox;
+
+interface Run {
+  code: number;
+  output: string;
+}
+
+/** The environment without PAYSANDBOX_* settings of the developer's shell. */
+function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1", FORCE_COLOR: "0" };
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith("PAYSANDBOX_") && value !== undefined) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+async function run(command: string[], cwd: string, env: Record<string, string>): Promise<Run> {
+  const child = Bun.spawn(command, { cwd, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  clearTimeout(timer);
+  return { code, output: `$ ${command.join(" ")}\n${stdout}\n${stderr}` };
+}
+
+function project(runners: string[], packageJson: object = {}): string {
+  const files = runners.flatMap((runner) => examplesOf(runner));
+  const dir = makeProject(tarball, files, { name: "my-shop", private: true, type: "module", ...packageJson });
+  projects.push(dir);
+  return dir;
+}
+
+/** Merchants the sandbox has, by id → transaction count. */
+async function merchantsOf(url: string): Promise<Map<string, number>> {
+  const list = (await (await fetch(`${url}/_sandbox/merchants`)).json()) as Array<{ id: string; api_key: string }>;
+  const counts = new Map<string, number>();
+  for (const merchant of list) {
+    const page = await fetch(`${url}/transaction?per_page=1`, {
+      headers: { authorization: `Bearer ${merchant.api_key}` },
+    });
+    counts.set(merchant.id, ((await page.json()) as { total: number }).total);
+  }
+  return counts;
+}
+
+beforeAll(async () => {
+  tarball = packTarball(mkdtempSync(join(tmpdir(), "paysandbox-pack-")));
+  sandbox = await startSandbox({ url: null });
+}, 120_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  for (const dir of projects) removeProject(dir);
+});
+
+describe("docs/testing.md", () => {
+  test("has an example for every runner and the CI workflow, and shows the workflow file as it is", () => {
+    const runners = new Set(readExamples().map((example) => example.runner));
+    expect([...runners].sort()).toEqual(["bun", "ci", "jest", "node", "playwright", "vitest"]);
+    const [workflow] = examplesOf("ci");
+    expect(workflow!.code).toBe(readFileSync(join(ROOT, "docs", "examples", "github-actions.yml"), "utf8"));
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("(docs/testing.md)");
+  });
+
+  test("the package's tarball holds the built toolkit and the sandbox it starts", () => {
+    const listing = Bun.spawnSync(["tar", "-tzf", tarball]).stdout.toString().split("\n");
+    for (const file of [
+      "testing/dist/index.js",
+      "testing/dist/index.cjs",
+      "testing/dist/index.d.ts",
+      "server.ts",
+      "app.ts",
+    ]) {
+      expect(listing).toContain(`package/${file}`);
+    }
+    expect(listing.some((file) => file.startsWith("package/tests/"))).toBe(false);
+  });
+
+  test(
+    "bun test: two files in one process share one sandbox, each with its own merchant",
+    async () => {
+      const dir = project(["bun"]);
+      const result = await run([process.execPath, "test"], dir, cleanEnv());
+      expect(result.output).toMatch(/ 4 pass\b/);
+      expect(result.output).toMatch(/ 0 fail\b/);
+      expect(result.code, result.output).toBe(0);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  test(
+    "node:test on the machine's Node 20 with no Bun on the PATH: the sandbox runs on the package's own Bun",
+    async () => {
+      const dir = project(["node"]);
+      const env = cleanEnv({ PATH: "/usr/bin:/bin" });
+      const which = Bun.spawnSync(["/bin/sh", "-c", "command -v bun || echo none"], { env });
+      expect(which.stdout.toString().trim()).toBe("none");
+      const version = Bun.spawnSync(["/usr/bin/node", "--version"]).stdout.toString();
+      expect(version).toMatch(/^v2\d\./);
+      const result = await run(["/usr/bin/node", "--test", "--test-concurrency=2"], dir, env);
+      expect(result.output).toMatch(/# pass 2\b/);
+      expect(result.output).toMatch(/# fail 0\b/);
+      expect(result.code, result.output).toBe(0);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  test(
+    "Jest: the global setup's sandbox serves both files at once; each sees only its own transactions",
+    async () => {
+      const before = await merchantsOf(sandbox.url);
+      const dir = project(["jest"]);
+      const result = await run(["npx", "jest", "--maxWorkers=2"], dir, cleanEnv({ PAYSANDBOX_URL: sandbox.url }));
+      expect(result.output).toMatch(/Tests:\s+2 passed, 2 total/);
+      expect(result.code, result.output).toBe(0);
+      const after = await merchantsOf(sandbox.url);
+      const added = [...after].filter(([id]) => !before.has(id));
+      // One merchant per file, each with its one sale (the refund is its child), in the one sandbox.
+      expect(added.map(([, transactions]) => transactions)).toEqual([1, 1]);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  test.skipIf(!HAS_CHROMIUM)(
+    "the CI workflow's steps run the Vitest and Playwright examples (npm test), two files each at once",
+    async () => {
+      const workflow = Bun.YAML.parse(examplesOf("ci")[0]!.code) as {
+        on: Record<string, unknown>;
+        jobs: Record<
+          string,
+          { "runs-on": string; steps: Array<{ run?: string; uses?: string; env?: Record<string, string> }> }
+        >;
+      };
+      expect(Object.keys(workflow.on)).toEqual(["push", "pull_request"]);
+      const { steps } = workflow.jobs.test!;
+      expect(steps.map((step) => step.uses ?? step.run)).toEqual([
+        "actions/checkout@v4",
+        "actions/setup-node@v4",
+        "npm ci",
+        "npx playwright install --with-deps chromium",
+        "npm test",
+        "actions/upload-artifact@v4",
+      ]);
+      const before = await merchantsOf(sandbox.url);
+      const dir = project(["vitest", "playwright"], {
+        scripts: { test: "vitest run && playwright test" },
+        devDependencies: { paysandbox: "^0.1.0", vitest: "^4.1.0", "@playwright/test": "^1.65.0" },
+      });
+      // `npm ci` is what makeProject() did offline; Playwright's browser is Debian's Chromium here.
+      for (const step of steps) {
+        if (!step.run || step.run === "npm ci" || step.run.startsWith("npx playwright install")) continue;
+        const result = await run(
+          ["/bin/sh", "-c", step.run],
+          dir,
+          cleanEnv({ ...step.env, CHROMIUM_PATH, PAYSANDBOX_URL: sandbox.url }),
+        );
+        expect(result.output).toMatch(/Test Files\s+2 passed \(2\)/);
+        expect(result.output).toMatch(/\b4 passed\b/);
+        expect(result.code, result.output).toBe(0);
+      }
+      const after = await merchantsOf(sandbox.url);
+      const added = [...after].filter(([id]) => !before.has(id)).map(([, transactions]) => transactions);
+      // Vitest: a merchant per file (approved + declined + bank); Playwright runs the tests of a
+      // file in both workers (fullyParallel), each worker with its merchant and its one payment.
+      expect(added.sort()).toEqual([1, 1, 1, 1, 3, 3]);
+    },
+    RUN_TIMEOUT_MS,
+  );
+});
