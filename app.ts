@@ -36,6 +36,7 @@ import { Mailer } from "./mail/mailer";
 import { hostedRoutes } from "./web/hosted/index";
 import pkg from "./package.json";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
+import { WebhookTargets } from "./webhooks/targets";
 
 export const VERSION: string = pkg.version;
 /** The license of this project (package.json), stated in the OpenAPI document. */
@@ -116,7 +117,12 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
   const log = options.log ?? createLogger({ quiet: config.quiet });
   const services = createServices(options.db, clock, events);
   services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
-  const mailer = new Mailer(options.db, { smtpUrl: config.smtpUrl, log, now: () => formatTimestamp(clock.realDate()) });
+  const mailer = new Mailer(options.db, {
+    smtpUrl: config.smtpUrl,
+    smtpAllow: config.smtpAllow,
+    log,
+    now: () => formatTimestamp(clock.realDate()),
+  });
   return {
     db: options.db,
     config,
@@ -135,6 +141,7 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
         outbox: services.webhooks,
         log,
         timeoutMs: config.webhookTimeoutMs,
+        targets: new WebhookTargets(config),
       }),
     ],
   };

@@ -1,3 +1,5 @@
+import { isLoopbackBind } from "./lib/net";
+
 /**
  * One typed configuration, read once at start: documented defaults, overridden by
  * PAYSANDBOX_* environment variables, overridden by command-line flags.
@@ -13,9 +15,9 @@ export interface Config {
   publicUrl: string;
   /** Relay receipts through this SMTP server as well as the outbox (smtp://host:port). */
   smtpUrl: string;
-  /** Web payments token of the default merchant. */
+  /** Web payments token of the default merchant; "" = random, kept in the database (always so beyond loopback). */
   defaultWebPaymentsToken: string;
-  /** API key of the default merchant. */
+  /** API key of the default merchant; "" = random, kept in the database (always so beyond loopback). */
   defaultApiKey: string;
   /** Allow /_sandbox routes and the dashboard from non-loopback clients (--allow-remote-sandbox). */
   allowRemote: boolean;
@@ -142,6 +144,27 @@ export const OPTIONS: readonly Option[] = [
     help: "believe X-Forwarded-For/-Host and Forwarded from a proxy in front",
   },
   {
+    key: "webhookAllow",
+    flag: "--webhook-allow",
+    env: "PAYSANDBOX_WEBHOOK_ALLOW",
+    kind: "list",
+    help: "webhook targets beyond loopback: HOST, HOST:PORT, *.DOMAIN or *",
+  },
+  {
+    key: "smtpAllow",
+    flag: "--smtp-allow",
+    env: "PAYSANDBOX_SMTP_ALLOW",
+    kind: "list",
+    help: "recipients --smtp relays to besides reserved test domains: ADDRESS, @DOMAIN or *",
+  },
+  {
+    key: "maxMerchants",
+    flag: "--max-merchants",
+    env: "PAYSANDBOX_MAX_MERCHANTS",
+    kind: "number",
+    help: "merchants POST /_sandbox/merchants may create",
+  },
+  {
     key: "rateLimit",
     flag: "--rate-limit",
     env: "PAYSANDBOX_RATE_LIMIT",
@@ -196,6 +219,12 @@ export const OPTIONS: readonly Option[] = [
 
 export class ConfigError extends Error {}
 
+/** The documented keys of the default merchant on loopback; never used when listening beyond it. */
+export const WELL_KNOWN_KEYS = {
+  apiKey: DEFAULT_CONFIG.defaultApiKey,
+  webPaymentsToken: DEFAULT_CONFIG.defaultWebPaymentsToken,
+} as const;
+
 /** A Host allowlist entry: a DNS name or IP literal ([v6] in brackets), with an optional port. */
 const HOST_ENTRY =
   /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
@@ -225,9 +254,13 @@ function convert(option: Option, raw: string): string | number | boolean | strin
 export function loadConfig(argv: readonly string[], env: Record<string, string | undefined>): Config {
   const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
   const listFromFlags = new Set<string>();
+  const given = new Set<string>();
   for (const option of OPTIONS) {
     const raw = env[option.env];
-    if (raw !== undefined) config[option.key] = convert(option, raw);
+    if (raw !== undefined) {
+      config[option.key] = convert(option, raw);
+      given.add(option.key);
+    }
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -236,6 +269,7 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
       : [arg];
     const option = OPTIONS.find((o) => o.flag === flag || o.aliases?.includes(flag!));
     if (!option) throw new ConfigError(`unknown option ${flag} (see --help)`);
+    given.add(option.key);
     if (option.kind === "boolean" && inline === undefined) {
       config[option.key] = true;
       continue;
@@ -262,6 +296,21 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
     );
   if (result.smtpUrl !== "" && !/^smtps?:\/\/[^\s/?#]+(:\d+)?\/?$/i.test(result.smtpUrl))
     throw new ConfigError(`--smtp expects smtp://host:port (or smtps://), got "${result.smtpUrl}"`);
+  // Beyond loopback the documented keys would open the API to the whole network: the default
+  // merchant gets random keys kept in the database ("" = random), and asking for them is an error.
+  if (!isLoopbackBind(result.host)) {
+    for (const [key, flag] of [
+      ["defaultApiKey", "--api-key"],
+      ["defaultWebPaymentsToken", "--web-payments-token"],
+    ] as const) {
+      if (result[key] !== DEFAULT_CONFIG[key]) continue;
+      if (given.has(key))
+        throw new ConfigError(
+          `${flag} ${DEFAULT_CONFIG[key]} is the documented key; with --host ${result.host} the sandbox listens beyond loopback, where anyone on the network would know it. Leave ${flag} out (random keys are made and kept in the database) or choose your own.`,
+        );
+      result[key] = "";
+    }
+  }
   if (!Number.isInteger(result.maxMerchants) || result.maxMerchants < 1)
     throw new ConfigError(`--max-merchants must be a whole number of at least 1, got ${result.maxMerchants}`);
   const badEntry = (flag: string, list: string[], pattern: RegExp, shape: string) => {

@@ -4,6 +4,7 @@
  * `npm start` runs this; so does the compiled binary.
  */
 import { accessSync, constants, existsSync, rmSync, statSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { dirname, resolve } from "node:path";
 import { buildDeps, composeApp, startWorkers, stopWorkers, VERSION } from "./app";
 import { closeLiveStreams } from "./api/dashboard/index";
@@ -11,8 +12,33 @@ import { ConfigError, helpText, loadConfig, publicUrlOf, type Config } from "./c
 import { closeDatabase, openDatabase } from "./db/open";
 import { GroupCommit } from "./db/group-commit";
 import { createLogger } from "./lib/logger";
+import { isLoopbackBind } from "./lib/net";
 
-export function banner(config: Config, url: string, token: string, apiKey: string, dbPath: string): string {
+/** What a sandbox listening beyond loopback adds to the banner: where devices reach it, the secret, what stays closed. */
+function beyondLoopbackLines(config: Config, port: number, webhookSecret: string): string[] {
+  if (isLoopbackBind(config.host)) return [];
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((info) => info && info.family === "IPv4" && !info.internal)
+    .map((info) => `http://${info!.address}:${port}`);
+  return [
+    `  Listening beyond loopback (--host ${config.host}): the keys above are random and kept in the database;`,
+    "  the documented sandbox keys are off. /_sandbox and the dashboard answer this machine only",
+    "  (--allow-remote-sandbox); webhooks go to loopback targets only (--webhook-allow). See docs/security.md.",
+    ...(addresses.length ? [`  From other devices  ${addresses.join("  ")}`] : []),
+    `  Webhook secret      ${webhookSecret}`,
+    "",
+  ];
+}
+
+export function banner(
+  config: Config,
+  url: string,
+  token: string,
+  apiKey: string,
+  dbPath: string,
+  beyond: { port: number; webhookSecret: string } = { port: config.port, webhookSecret: "" },
+): string {
   return [
     "",
     `  paysandbox ${VERSION} — local card and ACH payment sandbox`,
@@ -24,6 +50,7 @@ export function banner(config: Config, url: string, token: string, apiKey: strin
     `  Web payments token  ${token}`,
     `  API key             ${apiKey}`,
     "",
+    ...beyondLoopbackLines(config, beyond.port, beyond.webhookSecret),
     "  Script tag:",
     `    <script src="${url}/payjs.js"></script>`,
     "",
@@ -156,7 +183,10 @@ export async function main(argv: string[]): Promise<void> {
   process.stdout.write(
     config.readyJson
       ? readyLine(url, merchant.web_payments_token, merchant.api_key, dbPath)
-      : banner(config, url, merchant.web_payments_token, merchant.api_key, dbPath + dbNote) + "\n",
+      : banner(config, url, merchant.web_payments_token, merchant.api_key, dbPath + dbNote, {
+          port: server.port ?? config.port,
+          webhookSecret: merchant.webhook_secret,
+        }) + "\n",
   );
 
   let stopping = false;

@@ -61,7 +61,10 @@ export function createServices(db: Database, clock: SandboxClock, events: EventB
   const paymentMethods = new PaymentMethodService(db, clock, customers, databaseSecret(db, "fingerprint_key"));
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
   const settlement = new Settlement(db, events, transactions);
-  clock.onTick((merchantId, now) => settlement.run(merchantId, now));
+  clock.onTick(
+    (merchantId, now) => settlement.run(merchantId, now),
+    () => settlement.pendingMerchants(),
+  );
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
   const webhooks = new WebhookService(db, clock);
   // The webhook outbox: delivery rows are written inside the transaction of the change.

@@ -10,6 +10,7 @@
  */
 import { networkInterfaces } from "node:os";
 import type { Config } from "../config";
+import { isLoopback, isLoopbackBind } from "../lib/net";
 import { ApiError } from "./errors";
 
 /** Messages of the guard's refusals; tests compare against these. */
@@ -33,19 +34,13 @@ export interface ServerLike {
   requestIP(request: Request): { address: string } | null;
 }
 
-/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const plain = address.replace(/^::ffff:/i, "");
-  return plain === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
-}
+export { isLoopback, isLoopbackBind } from "../lib/net";
 
-/** True when `host` (as given to --host) listens on loopback only. */
-export function isLoopbackBind(host: string): boolean {
-  return host === "localhost" || isLoopback(host);
-}
-
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+/**
+ * Names that reach this machine's loopback. 10.0.2.2 is how the Android emulator reaches its host's
+ * loopback; an IP literal cannot be rebound to another address, so allowing it opens nothing.
+ */
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "10.0.2.2"];
 
 /** Splits a Host header value into a lower-case name and its port ("" when none). */
 export function splitHost(host: string): { name: string; port: string } {

@@ -36,6 +36,14 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** The UI runs "Try it out" with whatever key is typed in: no other site may frame it. */
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "x-frame-options": "DENY",
+  "content-security-policy": "frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+  "x-content-type-options": "nosniff",
+};
+
 export interface OpenApiOptions {
   version: string;
   license: { name: string; identifier: string };
@@ -67,7 +75,7 @@ export function openapiRoutes(deps: AppDeps, options: OpenApiOptions) {
       },
       { detail: { hide: true } },
     )
-    .get("/openapi", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), {
+    .get("/openapi", () => new Response(PAGE, { headers: PAGE_HEADERS }), {
       detail: { hide: true },
     })
     .get(

@@ -37,7 +37,7 @@ export interface EmailRow {
   raw: string;
   invoice_id: string | null;
   transaction_id: string | null;
-  relay_status: "off" | "pending" | "sent" | "failed";
+  relay_status: "off" | "pending" | "sent" | "failed" | "blocked";
   relay_error: string | null;
   relayed_at: string | null;
   created_at: string;
@@ -77,6 +77,32 @@ export function smtpOptions(url: string) {
   };
 }
 
+/**
+ * Domains reserved for examples and tests (RFC 2606, RFC 6761): no real person receives mail there,
+ * so --smtp relays to them without --smtp-allow.
+ */
+const RESERVED_DOMAINS = /(^|\.)(example\.(com|net|org)|example|test|invalid|localhost)$/i;
+
+/** Why an e-mail was stored but not relayed; shown as its relay_error. */
+export function relayBlockedMessage(to: string): string {
+  return `Not relayed: ${to} is not an allowed recipient. Reserved test domains (example.com, *.test, …) are relayed; start with --smtp-allow ${to} (or @domain, or *) to relay to it.`;
+}
+
+/**
+ * Which recipients --smtp relays to: reserved test domains, and the --smtp-allow entries
+ * (ADDRESS, @DOMAIN, *). With the public web payments token anyone can make the sandbox e-mail a
+ * receipt; through a real relay that would be an open relay to any address.
+ */
+export function relayAllows(allow: readonly string[], to: string): boolean {
+  const address = to.trim().toLowerCase();
+  const domain = address.slice(address.lastIndexOf("@") + 1);
+  if (RESERVED_DOMAINS.test(domain)) return true;
+  return allow.some((entry) => {
+    const rule = entry.toLowerCase();
+    return rule === "*" || rule === address || (rule.startsWith("@") && rule.slice(1) === domain);
+  });
+}
+
 export class Mailer {
   private composer: Transporter | null = null;
   private relay: Transporter | null = null;
@@ -84,7 +110,7 @@ export class Mailer {
 
   constructor(
     private readonly db: Database,
-    private readonly options: { smtpUrl: string; log: Logger; now: () => string },
+    private readonly options: { smtpUrl: string; smtpAllow?: readonly string[]; log: Logger; now: () => string },
   ) {
     if (options.smtpUrl) smtpOptions(options.smtpUrl); // a bad URL is a start-up error, not a silent one
   }
@@ -109,11 +135,16 @@ export class Mailer {
     });
     const raw = (info.message as Buffer).toString("utf8");
     const id = crypto.randomUUID();
+    const relay = !this.options.smtpUrl
+      ? "off"
+      : relayAllows(this.options.smtpAllow ?? [], mail.to)
+        ? "pending"
+        : "blocked";
     this.db
       .query(
         `INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, subject, text, html, raw,
-           invoice_id, transaction_id, relay_status, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           invoice_id, transaction_id, relay_status, relay_error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -128,10 +159,11 @@ export class Mailer {
         raw,
         mail.invoiceId ?? null,
         mail.transactionId ?? null,
-        this.options.smtpUrl ? "pending" : "off",
+        relay,
+        relay === "blocked" ? relayBlockedMessage(mail.to) : null,
         this.options.now(),
       );
-    if (this.options.smtpUrl) this.track(this.relayMessage(id, mail.from.address, mail.to, raw));
+    if (relay === "pending") this.track(this.relayMessage(id, mail.from.address, mail.to, raw));
     return this.get(id)!;
   }
 

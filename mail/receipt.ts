@@ -2,7 +2,7 @@
  * Receipt templates: one view model rendered as the HTML part, the plain-text part and the SMS
  * text, so the three always say the same thing. Everything integrator-supplied is escaped.
  */
-import { formatMoney } from "../lib/money";
+import { formatMoney, isShowableCents } from "../lib/money";
 import { parseTotalCents } from "../payjs/validation";
 import { html, safeHref, type SafeHtml } from "../web/html";
 
@@ -67,7 +67,7 @@ export function moneyText(value: unknown): string {
   if (value === undefined || value === null || value === "") return "";
   if (typeof value === "number" || typeof value === "string") {
     const parsed = parseTotalCents(value);
-    if ("cents" in parsed) return formatMoney(parsed.cents);
+    if ("cents" in parsed && isShowableCents(parsed.cents)) return formatMoney(parsed.cents);
     if (typeof value === "number" && value === 0) return formatMoney(0);
     return String(value);
   }
@@ -85,7 +85,9 @@ export function lineItemsOf(meta: Record<string, unknown>): ReceiptLineItem[] {
       const quantity = typeof item.quantity === "number" || typeof item.quantity === "string" ? item.quantity : "";
       const price = parseTotalCents(item.price);
       const qty = Number(quantity);
-      const amount = "cents" in price && Number.isFinite(qty) && quantity !== "" ? formatMoney(price.cents * qty) : "";
+      // quantity × price from the merchant's meta may overflow (1e308 × 10): left blank, never "$∞.NaN".
+      const product = "cents" in price && quantity !== "" ? price.cents * qty : NaN;
+      const amount = isShowableCents(product) ? formatMoney(product) : "";
       return {
         item: text(item.item),
         details: text(item.details),

@@ -25,6 +25,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { TransactionRow, TransactionService } from "../api/transactions/service";
+import { distinctMerchants } from "../db/distinct-merchants";
 import type { EventBus } from "../lib/events";
 import { centsToNumber } from "../lib/money";
 import { formatTimestamp, parseTimestamp } from "../lib/time";
@@ -199,8 +200,9 @@ export interface SettlementRun {
   deposits: number;
 }
 
-const UNSETTLED = `merchant_id = ? AND method = ? AND batch_id IS NULL AND success = 1 AND is_voided = 0
-  AND type IN ('charge', 'capture', 'refund')`;
+/** Money-moving rows not yet in a batch: the predicate of the transactions_unsettled index. */
+const UNBATCHED = "batch_id IS NULL AND success = 1 AND is_voided = 0 AND type IN ('charge', 'capture', 'refund')";
+const UNSETTLED = `merchant_id = ? AND method = ? AND ${UNBATCHED}`;
 
 export class Settlement {
   constructor(
@@ -223,6 +225,16 @@ export class Settlement {
         `SELECT MIN(created_at) AS at FROM transactions WHERE ${UNSETTLED}`,
       )
       .get(merchantId, method)!.at;
+  }
+
+  /**
+   * The merchants with a settlement job pending (unbatched sales or refunds, deposits not landed):
+   * the only ones the real-time tick visits (two index walks; idle merchants cost nothing).
+   */
+  pendingMerchants(): string[] {
+    const ids = new Set(distinctMerchants(this.db, "transactions", UNBATCHED));
+    for (const id of distinctMerchants(this.db, "deposits", "deposited_at IS NULL")) ids.add(id);
+    return [...ids];
   }
 
   /** The earliest midnight (epoch ms) at which a job of this merchant is due, or null when none is pending. */

@@ -7,6 +7,7 @@ import { buildDeps, composeApp, type App } from "../app";
 import type { AppDeps } from "../api/deps";
 import type { Config } from "../config";
 import { openDatabase } from "../db/open";
+import { SandboxClock } from "../lib/clock";
 import { memoryLogger } from "../lib/logger";
 
 export const TOKEN = "sandbox_web_payments_token";
@@ -37,10 +38,23 @@ export interface TestContext {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
 }
 
-export function setup(options: { config?: Partial<Config>; publicUrl?: string } = {}): TestContext {
+export function setup(
+  options: {
+    config?: Partial<Config>;
+    publicUrl?: string;
+    /** Real time as the clock sees it. */ now?: () => number;
+  } = {},
+): TestContext {
   const db = openDatabase(":memory:");
   const log = memoryLogger();
-  const deps = buildDeps({ db, config: options.config, log, publicUrl: options.publicUrl ?? "http://localhost:7290" });
+  const clock = options.now ? new SandboxClock(db, options.now) : undefined;
+  const deps = buildDeps({
+    db,
+    config: options.config,
+    log,
+    clock,
+    publicUrl: options.publicUrl ?? "http://localhost:7290",
+  });
   const app = composeApp(deps);
   const merchant = deps.services.merchants.getDefault();
   const ctx: TestContext = {

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { distinctMerchants } from "../db/distinct-merchants";
 import type { Worker } from "../api/deps";
 import type { DeliveryRow, WebhookService } from "../api/webhooks/service";
 import type { SandboxClock } from "../lib/clock";
@@ -12,6 +13,7 @@ import {
   retryDelayMs,
   SNIPPET_CHARS,
 } from "./policy";
+import { targetRefusedMessage, WebhookTargets } from "./targets";
 import { formatTimestamp } from "../lib/time";
 import { HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, signatureHeader } from "./signing";
 
@@ -23,6 +25,8 @@ export interface DispatcherOptions {
   log: Logger;
   /** Real-time limit for the receiver's answer (default 10 s). */
   timeoutMs?: number;
+  /** Which targets are sent to and whose answers are logged (default: loopback targets, sandbox on loopback). */
+  targets?: WebhookTargets;
 }
 
 interface Outcome {
@@ -72,13 +76,19 @@ export class WebhookDispatcher implements Worker {
   private readonly clock: SandboxClock;
   private readonly log: Logger;
   timeoutMs: number;
+  private readonly targets: WebhookTargets;
 
   constructor(options: DispatcherOptions) {
+    this.targets = options.targets ?? new WebhookTargets({ webhookAllow: [], host: "127.0.0.1" });
     this.db = options.db;
     this.clock = options.clock;
     this.log = options.log;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    options.clock.onTick((merchantId, now) => this.dispatch(merchantId, now));
+    // The real-time tick visits only merchants with pending deliveries (an index walk).
+    options.clock.onTick(
+      (merchantId, now) => this.dispatch(merchantId, now),
+      () => (this.running ? distinctMerchants(this.db, "webhook_deliveries", "status = 'pending'") : []),
+    );
     // The change's transaction has committed (or rolled back) by the time the timer fires.
     options.outbox.onOutbox((merchantId, dueAtMs) => {
       this.expect(merchantId, dueAtMs);
@@ -225,6 +235,16 @@ export class WebhookDispatcher implements Worker {
   }
 
   private async post(row: DueRow, headers: Record<string, string>): Promise<Outcome> {
+    if (!this.targets.allows(row.target_url)) {
+      // No request at all: a sandbox reachable from a LAN must not POST into other machines.
+      return failure(targetRefusedMessage(safeHost(row.target_url)));
+    }
+    const outcome = await this.request(row, headers);
+    // Status and timing are always logged; what the target answered only when it may be shown.
+    return this.targets.showsBody(row.target_url) ? outcome : { ...outcome, snippet: null, responseHeaders: null };
+  }
+
+  private async request(row: DueRow, headers: Record<string, string>): Promise<Outcome> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
     const signal = AbortSignal.any([timeout.signal, this.stopping.signal]);
@@ -312,7 +332,11 @@ function requestHeaders(row: DueRow): Record<string, string> {
     "user-agent": USER_AGENT,
     [HEADER_EVENT]: row.event,
     [HEADER_DELIVERY_ID]: row.id,
-    [HEADER_SIGNATURE]: signatureHeader(row.webhook_secret, row.body, Math.floor(Date.now() / 1000)),
+    [HEADER_SIGNATURE]: signatureHeader(
+      row.webhook_secret,
+      { deliveryId: row.id, event: row.event, body: row.body },
+      Math.floor(Date.now() / 1000),
+    ),
   };
 }
 
@@ -350,5 +374,14 @@ function safeTarget(url: string): string {
     return parsed.origin + parsed.pathname;
   } catch {
     return "(invalid url)";
+  }
+}
+
+/** The host[:port] of a target URL, for messages. */
+function safeHost(target: string): string {
+  try {
+    return new URL(target).host;
+  } catch {
+    return "(invalid URL)";
   }
 }

@@ -1,5 +1,7 @@
 import { Elysia, t } from "elysia";
+import { clockLimitMessage } from "../../lib/clock";
 import { formatTimestamp } from "../../lib/time";
+import { ValidationFailed } from "../errors";
 import type { AppDeps } from "../deps";
 import { ErrorBody } from "../models";
 import { loopbackOnly, sandboxMerchant } from "../sandbox/index";
@@ -31,6 +33,13 @@ const AdvanceResult = t.Composite([
     ),
   }),
 ]);
+
+/** 422 on `seconds` when advancing by it would take the merchant's clock past LATEST_CLOCK_MS. */
+export function assertWithinClockLimit(deps: AppDeps, merchantId: string, seconds: number): void {
+  const max = deps.clock.maxAdvanceSeconds(merchantId);
+  if (seconds > max)
+    throw new ValidationFailed({ seconds: [clockLimitMessage(deps.clock.timestamp(merchantId), max)] });
+}
 
 /** `/_sandbox/clock`: read and advance the acting merchant's sandbox clock (loopback only). */
 export function clockRoutes(deps: AppDeps) {
@@ -71,6 +80,7 @@ export function clockRoutes(deps: AppDeps) {
       "/advance",
       ({ headers, body }) => {
         const merchantId = sandboxMerchant(deps, headers.authorization).id;
+        assertWithinClockLimit(deps, merchantId, body.seconds);
         const before = counts(merchantId);
         clock.advance(merchantId, body.seconds * 1000);
         const after = counts(merchantId);
@@ -96,7 +106,7 @@ export function clockRoutes(deps: AppDeps) {
         detail: {
           summary: "Move the acting merchant's clock forward and run every job the time crosses",
           description:
-            "Jobs run in time order: each midnight crossed in turn (card batches, ACH settlements, deposits, webhook retries due by then), then the final time.",
+            "Jobs run in time order: each midnight crossed in turn (card batches, ACH settlements, deposits, webhook retries due by then), then the final time. The clock goes no later than 2099-12-31 23:59:59 UTC (a 422 on `seconds` says how far it may still go); POST /_sandbox/reset puts it back on real time.",
         },
       },
     );

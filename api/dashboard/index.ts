@@ -34,6 +34,7 @@ import {
 import type { AppDeps } from "../deps";
 import { ApiError, ValidationFailed } from "../errors";
 import { ErrorBody } from "../models";
+import { assertWithinClockLimit } from "../clock/index";
 import { loopbackOnly } from "../sandbox/index";
 import { DashboardService } from "./service";
 import { REGENERABLE_KEYS, type MerchantRow, type RegenerableKey } from "../merchants/service";
@@ -73,7 +74,13 @@ function clientScript(name: "client" | "try"): string {
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {
     const [key, ...rest] = part.trim().split("=");
-    if (key === name) return decodeURIComponent(rest.join("="));
+    if (key !== name) continue;
+    // A cookie this page did not set ("%", "%E0%A4%A") is ignored, not a 500 on every page.
+    try {
+      return decodeURIComponent(rest.join("="));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }
@@ -705,6 +712,7 @@ export function dashboardRoutes(deps: AppDeps) {
               seconds: [`Advance by 1 to ${MAX_DASHBOARD_ADVANCE} seconds (a year) at a time.`],
             });
           }
+          assertWithinClockLimit(deps, merchant.id, seconds);
           deps.clock.advance(merchant.id, seconds * 1000);
           return { redirect: dashboardPath(body.back, "/dashboard/clock") };
         },

@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { constantTimeEqual, randomToken, sha256Hex } from "../../lib/crypto";
+import { WELL_KNOWN_KEYS } from "../../config";
 import { ApiError, notFound } from "../errors";
 import type { SandboxClock } from "../../lib/clock";
 
@@ -47,6 +48,11 @@ export const REGENERABLE_KEYS = ["api_key", "web_payments_token", "webhook_secre
 export type RegenerableKey = (typeof REGENERABLE_KEYS)[number];
 
 export const DEFAULT_MERCHANT_NAME = "Sandbox Merchant";
+
+export const MERCHANT_MESSAGES = {
+  wellKnownRefused: (key: string) =>
+    `${key} is the documented sandbox key, and it is off: this sandbox listens beyond loopback (--host), so the default merchant has random keys. Use the ones printed at start (or GET /_sandbox/merchants from this machine).`,
+} as const;
 
 export function settingsOf(row: MerchantRow): MerchantSettings {
   return {
@@ -132,16 +138,36 @@ export class MerchantService {
     return row;
   }
 
+  /** Merchants besides the default one (the ones POST /_sandbox/merchants made). */
+  countCreated(): number {
+    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM merchants WHERE is_default = 0").get()!.n;
+  }
+
   list(): MerchantRow[] {
     return this.db.query<MerchantRow, []>("SELECT * FROM merchants ORDER BY created_at, rowid").all();
   }
 
-  /** Creates the default merchant with the configured keys, or brings its keys in line with them. */
+  /**
+   * Creates the default merchant with the configured keys, or brings its keys in line with them.
+   * An empty key means "random, kept in the database": the stored one stays unless it is the
+   * documented well-known key, which is replaced (with a new webhook secret) — a sandbox listening
+   * beyond loopback must not answer to a key everyone knows.
+   */
   ensureDefault(webPaymentsToken: string, apiKey: string): MerchantRow {
     const existing = this.db.query<MerchantRow, []>("SELECT * FROM merchants WHERE is_default = 1").get();
-    if (!existing) return this.create({ name: DEFAULT_MERCHANT_NAME, webPaymentsToken, apiKey, isDefault: true });
-    if (existing.api_key !== apiKey || existing.web_payments_token !== webPaymentsToken) {
-      return this.updateKeys(existing.id, { apiKey, webPaymentsToken });
+    const wanted = (configured: string, stored: string | undefined, wellKnown: string, prefix: string) =>
+      configured !== "" ? configured : stored !== undefined && stored !== wellKnown ? stored : randomToken(prefix);
+    const token = wanted(webPaymentsToken, existing?.web_payments_token, WELL_KNOWN_KEYS.webPaymentsToken, "wpt_");
+    const key = wanted(apiKey, existing?.api_key, WELL_KNOWN_KEYS.apiKey, "sk_sandbox_");
+    if (!existing)
+      return this.create({ name: DEFAULT_MERCHANT_NAME, webPaymentsToken: token, apiKey: key, isDefault: true });
+    if (existing.api_key !== key || existing.web_payments_token !== token) {
+      const wasWellKnown = existing.api_key === WELL_KNOWN_KEYS.apiKey && apiKey === "";
+      return this.updateKeys(existing.id, {
+        apiKey: key,
+        webPaymentsToken: token,
+        webhookSecret: wasWellKnown ? randomToken("whsec_") : undefined,
+      });
     }
     return existing;
   }
@@ -263,6 +289,7 @@ export class MerchantService {
     if (!key) throw new ApiError("unauthenticated", "The Authorization header must be: Bearer <api_key>.");
     const merchant = this.byHash("api_key_hash", key);
     if (merchant) return merchant;
+    if (key === WELL_KNOWN_KEYS.apiKey) throw new ApiError("unauthenticated", MERCHANT_MESSAGES.wellKnownRefused(key));
     if (this.byHash("web_payments_token_hash", key)) {
       throw new ApiError(
         "forbidden",
@@ -275,6 +302,8 @@ export class MerchantService {
   /** The merchant of a web payments token in a public URL; 401 when unknown. */
   authenticateToken(token: string): MerchantRow {
     const merchant = this.byHash("web_payments_token_hash", token);
+    if (!merchant && token === WELL_KNOWN_KEYS.webPaymentsToken)
+      throw new ApiError("unauthenticated", MERCHANT_MESSAGES.wellKnownRefused(token));
     if (!merchant) throw new ApiError("unauthenticated", "Unknown web payments token.");
     return merchant;
   }

@@ -20,7 +20,10 @@ export const EmailRecord = t.Object({
   html: t.String({ description: "The HTML part" }),
   invoice_id: NullableString,
   transaction_id: NullableString,
-  relay_status: t.String({ description: "off (no --smtp) | pending | sent | failed" }),
+  relay_status: t.String({
+    description:
+      "off (no --smtp) | pending | sent | failed | blocked (recipient not allowed by --smtp-allow; see relay_error)",
+  }),
   relay_error: NullableString,
   relayed_at: t.Union([Timestamp, t.Null()]),
   created_at: Timestamp,
@@ -135,8 +138,12 @@ export function outboxRoutes(deps: AppDeps) {
         }
         if (format === ".html") {
           set.headers["content-type"] = "text/html; charset=utf-8";
-          // The page is the e-mail as sent; it may not run script or load anything but images.
-          set.headers["content-security-policy"] = "default-src 'none'; img-src * data:; style-src 'unsafe-inline'";
+          // The page is the e-mail as sent; it may not run script or load anything but images, and
+          // only the sandbox's own pages may frame it (no clickjacking a link in a receipt).
+          set.headers["content-security-policy"] =
+            "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+          set.headers["x-frame-options"] = "SAMEORIGIN";
+          set.headers["x-content-type-options"] = "nosniff";
           return row.html;
         }
         if (format === ".eml") {

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { TEST_BANK, TEST_CARDS } from "../../processor/test-data";
 import type { AppDeps } from "../deps";
-import { ApiError } from "../errors";
+import { ApiError, notFound } from "../errors";
 import { checkLoopbackClient } from "../guard";
 import { merchantRecord, REGENERABLE_KEYS } from "../merchants/service";
 import { ErrorBody, MerchantRecord } from "../models";
@@ -35,16 +35,27 @@ const Settings = t.Object({
 
 const TestCard = t.Object({ number: t.String(), brand: t.String(), outcome: t.String(), description: t.String() });
 
+/** Messages of the sandbox controls; tests compare against these. */
+export const SANDBOX_MESSAGES = {
+  merchantCap: (max: number) =>
+    `This sandbox already holds ${max} merchants, the most --max-merchants allows. Delete merchants your tests made (DELETE /_sandbox/merchants/{id}), start with a larger --max-merchants, or with --reset.`,
+  defaultMerchant: "The default merchant cannot be deleted; POST /_sandbox/reset empties it instead.",
+} as const;
+
 export function sandboxRoutes(deps: AppDeps) {
   const { merchants } = deps.services;
   return new Elysia({ prefix: "/_sandbox", tags: ["Sandbox control"] })
     .use(loopbackOnly(deps))
     .post(
       "/merchants",
-      ({ body }) =>
-        merchantRecord(
+      ({ body }) => {
+        // Bounded: every merchant is a row the dashboard lists and a key lookups may hit (docs/security.md).
+        if (merchants.countCreated() >= deps.config.maxMerchants)
+          throw new ApiError("invalid_state", SANDBOX_MESSAGES.merchantCap(deps.config.maxMerchants));
+        return merchantRecord(
           merchants.create({ name: body?.name ?? "Test Merchant", email: body?.email, settings: body?.settings }),
-        ),
+        );
+      },
       {
         body: t.Optional(
           t.Object({
@@ -54,13 +65,37 @@ export function sandboxRoutes(deps: AppDeps) {
           }),
         ),
         response: { 200: MerchantRecord, 403: ErrorBody, 422: ErrorBody },
-        detail: { summary: "Create an isolated merchant with random keys (one per test suite)" },
+        detail: {
+          summary: "Create an isolated merchant with random keys (one per test suite)",
+          description:
+            "At most --max-merchants (default 1,000) besides the default merchant; past that a 422 invalid_state. Delete the ones a test made with DELETE /_sandbox/merchants/{id}.",
+        },
       },
     )
     .get("/merchants", () => merchants.list().map(merchantRecord), {
       response: { 200: t.Array(MerchantRecord), 403: ErrorBody },
       detail: { summary: "List merchants" },
     })
+    .delete(
+      "/merchants/:id",
+      ({ params }) => {
+        const merchant = merchants.get(params.id);
+        if (!merchant) throw notFound("Merchant");
+        if (merchant.is_default) throw new ApiError("invalid_state", SANDBOX_MESSAGES.defaultMerchant);
+        deleteMerchant(deps, merchant.id);
+        return { id: merchant.id, deleted: true };
+      },
+      {
+        params: t.Object({ id: t.String({ maxLength: 100 }) }),
+        response: {
+          200: t.Object({ id: t.String(), deleted: t.Boolean() }),
+          403: ErrorBody,
+          404: ErrorBody,
+          422: ErrorBody,
+        },
+        detail: { summary: "Delete a merchant a test made, with every record of it (not the default merchant)" },
+      },
+    )
     .put("/merchants/:id/settings", ({ params, body }) => merchantRecord(merchants.updateSettings(params.id, body)), {
       params: t.Object({ id: t.String() }),
       body: Settings,
@@ -104,11 +139,16 @@ export function sandboxRoutes(deps: AppDeps) {
       "/reset",
       ({ headers }) => {
         const merchant = sandboxMerchant(deps, headers.authorization);
-        return { deleted: resetMerchant(deps, merchant.id) };
+        const deleted = resetMerchant(deps, merchant.id);
+        deps.clock.resetToRealTime(merchant.id);
+        return { deleted };
       },
       {
         response: { 200: t.Object({ deleted: t.Record(t.String(), t.Integer()) }), 401: ErrorBody, 403: ErrorBody },
-        detail: { summary: "Delete every record of the acting merchant (keys and settings stay)" },
+        detail: {
+          summary:
+            "Delete every record of the acting merchant and put its clock back on real time (keys and settings stay)",
+        },
       },
     );
 }
@@ -134,4 +174,13 @@ export function resetMerchant(deps: AppDeps, merchantId: string): Record<string,
   // The webhooks are gone: the outbox must not keep sending to its cached list of them.
   deps.services.webhooks.forget(merchantId);
   return deleted;
+}
+
+/** Deletes a merchant and every row of it (POST /_sandbox/merchants made it; the default merchant stays). */
+export function deleteMerchant(deps: AppDeps, merchantId: string): void {
+  deps.db.transaction(() => {
+    resetMerchant(deps, merchantId);
+    deps.db.query("DELETE FROM merchants WHERE id = ? AND is_default = 0").run(merchantId);
+  })();
+  deps.clock.forget(merchantId);
 }

@@ -25,7 +25,7 @@ export function webhookRoutes(deps: AppDeps) {
       detail: {
         summary: "Subscribe a URL to an event",
         description:
-          'Each event is POSTed to target_url with the record as the body and the headers PaySandbox-Event-Name, PaySandbox-Delivery-Id and PaySandbox-Signature (t=<unix>,v1=<hex HMAC-SHA256(webhook_secret, "<t>.<raw body>")>). A non-2xx answer or none within 10 s is retried 4 more times (after 10 s, 1 min, 10 min, 1 h of sandbox time).',
+          'Each event is POSTed to target_url with the record as the body and the headers PaySandbox-Event-Name, PaySandbox-Delivery-Id and PaySandbox-Signature (t=<unix>,v2=<hex HMAC-SHA256(webhook_secret, "<t>.<delivery id>.<event name>.<raw body>")>; webhooks/verify.ts checks it). A non-2xx answer or none within 10 s is retried 4 more times (after 10 s, 1 min, 10 min, 1 h of sandbox time).',
       },
     })
     .get("/:id", ({ merchant, params }) => webhooks.record(merchant.id, params.id), {

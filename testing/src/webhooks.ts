@@ -78,7 +78,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Public.We
       const body = await readBody(request);
       const headers: Record<string, string> = {};
       for (const name of Object.keys(request.headers)) headers[name] = headerOf(request, name);
-      const verified = verifyPaySandboxSignature(body, headers["paysandbox-signature"], options.webhookSecret);
+      const verified = verifyPaySandboxSignature(body, headers, options.webhookSecret);
       let record: Record<string, unknown> = {};
       try {
         record = JSON.parse(body) as Record<string, unknown>;

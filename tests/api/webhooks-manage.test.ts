@@ -86,7 +86,7 @@ describe("managing a webhook endpoint", () => {
     expect(got.event).toBe("test");
     expect(got.json.test).toBe(true);
     const secret = (await c.call("GET", "/self")).body.webhook_secret;
-    expect(verifyPaySandboxSignature(got.raw, got.signature, secret)).toBe(true);
+    expect(verifyPaySandboxSignature(got.raw, got.headers, secret)).toBe(true);
     const delivery = await waitFor(async () => {
       const d = (await c.call("GET", `/_sandbox/webhook-deliveries/${sent.body.id}`)).body;
       return d.status === "delivered" ? d : null;

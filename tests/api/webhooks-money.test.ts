@@ -52,7 +52,7 @@ describe("money movement webhooks", () => {
     expect(update.is_voided).toBe(true);
     expect(update.child_transactions.map((t: { type: string }) => t.type)).toEqual(["void"]);
     expect(update).toEqual((await c.call("GET", `/transaction/${sale.body.id}`)).body);
-    for (const x of got) expect(verifyPaySandboxSignature(x.raw, x.signature, secret)).toBe(true);
+    for (const x of got) expect(verifyPaySandboxSignature(x.raw, x.headers, secret)).toBe(true);
   });
 
   test("a capture arrives as update_transaction on the pre_auth with the capture child", async () => {

@@ -8,6 +8,8 @@ export interface Received {
   signature: string | null;
   userAgent: string | null;
   contentType: string | null;
+  /** Every header as received (what a receiver hands to verifyPaySandboxSignature). */
+  headers: Headers;
   raw: string;
   json: any;
   /** The status this receiver answered with; null when it never answered. */
@@ -47,6 +49,7 @@ export function startReceiver(behaviour: Behaviour = () => 200, path = "/hooks")
         signature: request.headers.get("paysandbox-signature"),
         userAgent: request.headers.get("user-agent"),
         contentType: request.headers.get("content-type"),
+        headers: new Headers(request.headers),
         raw,
         json,
         answered: null,

@@ -196,11 +196,11 @@ describe("webhook delivery to a real receiver", () => {
     for (const got of r.received) {
       expect(got.contentType).toContain("application/json");
       expect(got.deliveryId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(got.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-      expect(verifyPaySandboxSignature(got.raw, got.signature, secret)).toBe(true);
+      expect(got.signature).toMatch(/^t=\d+,v2=[0-9a-f]{64}$/);
+      expect(verifyPaySandboxSignature(got.raw, got.headers, secret)).toBe(true);
       // Signed with this merchant's secret and this body, nothing else.
-      expect(verifyPaySandboxSignature(got.raw, got.signature, secret + "x")).toBe(false);
-      expect(verifyPaySandboxSignature(got.raw + " ", got.signature, secret)).toBe(false);
+      expect(verifyPaySandboxSignature(got.raw, got.headers, secret + "x")).toBe(false);
+      expect(verifyPaySandboxSignature(got.raw + " ", got.headers, secret)).toBe(false);
     }
     const sent = r.received.find((x) => x.event === "create_transaction")!;
     expect(sent.json).toEqual(transaction);
@@ -466,8 +466,8 @@ describe("the sandbox delivery log and redelivery", () => {
     expect(again.deliveryId).toBe(res.body.id);
     expect(again.raw).toBe(first.raw);
     expect(again.json.id).toBe(customer.body.id);
-    expect(verifyPaySandboxSignature(again.raw, again.signature, await secretOf(c, other.api_key))).toBe(true);
-    expect(verifyPaySandboxSignature(again.raw, again.signature, await secretOf(c))).toBe(false);
+    expect(verifyPaySandboxSignature(again.raw, again.headers, await secretOf(c, other.api_key))).toBe(true);
+    expect(verifyPaySandboxSignature(again.raw, again.headers, await secretOf(c))).toBe(false);
 
     const missing = await c.call("POST", "/_sandbox/webhook-deliveries/nope/redeliver", { auth: other.api_key });
     expect(missing.status).toBe(404);

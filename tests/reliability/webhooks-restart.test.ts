@@ -102,7 +102,7 @@ describe("webhook deliveries across a crash", () => {
     ]);
     expect(delivered.filter((r) => r.json.id === b.id).map((r) => r.event)).toEqual(["create_customer"]);
     const secret = (await api(second.url, "GET", "/self")).webhook_secret;
-    for (const r of delivered) expect(verifyPaySandboxSignature(r.raw, r.signature, secret)).toBe(true);
+    for (const r of delivered) expect(verifyPaySandboxSignature(r.raw, r.headers, secret)).toBe(true);
     // The requests cut off by the crash were the same deliveries, sent again with the same id.
     const interruptedIds = receiver.received.slice(0, 2).map((r) => r.deliveryId);
     expect(delivered.map((r) => r.deliveryId)).toEqual(expect.arrayContaining(interruptedIds));

@@ -77,7 +77,7 @@ describe("a real server bound to 0.0.0.0", () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start(extra: string[]): Promise<number> {
+  async function start(extra: string[]): Promise<{ port: number; apiKey: string; banner: string }> {
     const dir = mkdtempSync(join(tmpdir(), "paysandbox-loopback-"));
     dirs.push(dir);
     const child = spawn(
@@ -92,9 +92,10 @@ describe("a real server bound to 0.0.0.0", () => {
       child.stdout!.on("data", (chunk: Buffer) => {
         out += chunk.toString();
         const port = /API\s+http:\/\/[^\s]+:(\d+)/.exec(out)?.[1];
-        if (port) {
+        const apiKey = /API key\s+(\S+)/.exec(out)?.[1];
+        if (port && apiKey && out.includes("Webhook secret")) {
           clearTimeout(timer);
-          done(Number(port));
+          done({ port: Number(port), apiKey, banner: out });
         }
       });
     });
@@ -109,25 +110,23 @@ describe("a real server bound to 0.0.0.0", () => {
   test.skipIf(!address)(
     `a client reaching it through ${address} (not loopback) gets 403 on /_sandbox, 127.0.0.1 gets 200, the API answers both`,
     async () => {
-      const port = await start([]);
+      const { port, apiKey } = await start([]);
       const remote = await fetch(`http://${address}:${port}/_sandbox/test-cards`);
       expect(remote.status).toBe(403);
       expect(((await remote.json()) as { code: string }).code).toBe("forbidden");
       const reset = await fetch(`http://${address}:${port}/_sandbox/reset`, { method: "POST" });
       expect(reset.status).toBe(403);
       expect((await fetch(`http://127.0.0.1:${port}/_sandbox/test-cards`)).status).toBe(200);
-      const api = await fetch(`http://${address}:${port}/self`, {
-        headers: { authorization: "Bearer sandbox_api_key" },
-      });
+      const api = await fetch(`http://${address}:${port}/self`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(api.status).toBe(200);
     },
     30_000,
   );
 
   test.skipIf(!address)(
-    "with --allow-remote the same client gets 200",
+    "with --allow-remote-sandbox the same client gets 200",
     async () => {
-      const port = await start(["--allow-remote"]);
+      const { port } = await start(["--allow-remote-sandbox"]);
       expect((await fetch(`http://${address}:${port}/_sandbox/test-cards`)).status).toBe(200);
     },
     30_000,

@@ -306,7 +306,7 @@ describe("merchants and helpers", () => {
     });
     expect(created.record.total).toBe(7);
     expect(created.deliveryId).toBeTruthy();
-    expect(created.headers["paysandbox-signature"]).toMatch(/t=\d+,v1=[0-9a-f]{64}/);
+    expect(created.headers["paysandbox-signature"]).toMatch(/t=\d+,v2=[0-9a-f]{64}/);
     expect(receiver.deliveries.length).toBeGreaterThan(0);
     // Another merchant's deliveries never arrive here.
     await charge(sandbox, other, cards.visa.approve.number, 8);
@@ -327,7 +327,11 @@ describe("merchants and helpers", () => {
     const merchant = await sandbox.merchant();
     const receiver = await merchant.webhooks.receiver();
     const body = JSON.stringify({ id: "forged" });
-    const signature = signatureHeader("whsec_not_the_merchants", body, Math.floor(Date.now() / 1000));
+    const signature = signatureHeader(
+      "whsec_not_the_merchants",
+      { deliveryId: "forged-delivery", event: "create_customer", body },
+      Math.floor(Date.now() / 1000),
+    );
     const waiting = receiver.waitFor("create_customer").catch((error: Error) => error);
     const answer = await fetch(receiver.url, {
       method: "POST",

@@ -35,6 +35,50 @@ describe("config", () => {
     expect(() => loadConfig(["--chaos", "2"], {})).toThrow("--chaos must be between 0 and 1");
   });
 
+  test("the security flags: lists repeat and comma-separate, bad entries stop the start and say what is expected", () => {
+    const config = loadConfig(
+      [
+        "--allow-host",
+        "devbox.local",
+        "--allow-host=phone.test:7290",
+        "--webhook-allow",
+        "*.ngrok.app,10.0.0.5:4000",
+        "--trust-proxy",
+      ],
+      { PAYSANDBOX_SMTP_ALLOW: "@corp.example, qa@shop.com", PAYSANDBOX_MAX_MERCHANTS: "5000" },
+    );
+    expect(config.allowHost).toEqual(["devbox.local", "phone.test:7290"]);
+    expect(config.webhookAllow).toEqual(["*.ngrok.app", "10.0.0.5:4000"]);
+    expect(config.smtpAllow).toEqual(["@corp.example", "qa@shop.com"]);
+    expect(config.trustProxy).toBe(true);
+    expect(config.maxMerchants).toBe(5000);
+    expect(loadConfig(["--allow-remote"], {}).allowRemote).toBe(true); // the old spelling
+    expect(() => loadConfig(["--allow-host", "http://evil.example/"], {})).toThrow(
+      '--allow-host expects a host name or IP, optionally with :PORT (e.g. myhost.local:7290), got "http://evil.example/"',
+    );
+    expect(() => loadConfig(["--allow-host", "box:99999"], {})).toThrow("--allow-host expects");
+    expect(() => loadConfig(["--webhook-allow", "https://x.test/hook"], {})).toThrow(
+      '--webhook-allow expects HOST, HOST:PORT, *.DOMAIN or *, got "https://x.test/hook"',
+    );
+    expect(() => loadConfig(["--smtp-allow", "everyone"], {})).toThrow(
+      '--smtp-allow expects an e-mail address, @DOMAIN or *, got "everyone"',
+    );
+    expect(() => loadConfig(["--max-merchants", "0"], {})).toThrow(
+      "--max-merchants must be a whole number of at least 1",
+    );
+    expect(() => loadConfig(["--max-merchants", "2.5"], {})).toThrow("--max-merchants must be a whole number");
+  });
+
+  test("beyond loopback the documented keys become random ones; asking for them is an error", () => {
+    const lan = loadConfig(["--host", "0.0.0.0"], {});
+    expect([lan.defaultApiKey, lan.defaultWebPaymentsToken]).toEqual(["", ""]);
+    expect(() => loadConfig(["--host", "0.0.0.0", "--api-key", "sandbox_api_key"], {})).toThrow(
+      "--api-key sandbox_api_key is the documented key",
+    );
+    expect(loadConfig(["--host", "0.0.0.0", "--api-key", "mine"], {}).defaultApiKey).toBe("mine");
+    expect(loadConfig(["--host", "127.0.0.1"], {}).defaultApiKey).toBe("sandbox_api_key");
+  });
+
   test("--help lists every flag and its environment variable", () => {
     const help = helpText();
     for (const option of OPTIONS) {

@@ -28,8 +28,41 @@ const PAGE_RESPONSES = {
 
 const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
 
-function page(status: number, body: string): Response {
-  return new Response(body, { status, headers: HTML_HEADERS });
+/** sha256 CSP sources for each inline <script> (no src) of a page we rendered. */
+function inlineScriptHashes(body: string): string[] {
+  const hashes: string[] = [];
+  for (const match of body.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+    hashes.push(`'sha256-${new Bun.CryptoHasher("sha256").update(match[1]!).digest("base64")}'`);
+  }
+  return hashes;
+}
+
+/**
+ * The hosted pages' policy: script only from the sandbox (payjs.js) and the page's own inline
+ * script by hash, frames and requests only to the sandbox (payjs card frames, pay()), and no
+ * framing by any site (the Pay button must not be clickjacked). Styles may be inline: the pages
+ * carry their stylesheet and a few style attributes, and a style cannot run script.
+ */
+export function hostedCsp(body: string, origins: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'self' ${origins} ${inlineScriptHashes(body).join(" ")}`.trimEnd(),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `frame-src 'self' ${origins}`,
+    `connect-src 'self' ${origins}`,
+    "form-action 'self'",
+    "base-uri 'none'",
+    "object-src 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+function page(status: number, body: string, origins = ""): Response {
+  return new Response(body, {
+    status,
+    headers: { ...HTML_HEADERS, "x-frame-options": "DENY", "content-security-policy": hostedCsp(body, origins) },
+  });
 }
 
 function notFoundPage(): Response {
@@ -73,6 +106,14 @@ export function hostedRoutes(deps: AppDeps) {
 
   const isOpen = (row: InvoiceRow) => row.status !== "DELETED" && !SETTLED_STATUSES.includes(row.status);
   const base = () => deps.publicUrl.replace(/\/+$/, "");
+  // payjs.js and its frames come from the public URL, which may differ from the address the page was opened at.
+  const sandboxOrigin = () => {
+    try {
+      return new URL(deps.publicUrl).origin;
+    } catch {
+      return "";
+    }
+  };
 
   return new Elysia({ prefix: "/hosted", tags: ["Hosted pages"] })
     .get(
@@ -125,7 +166,7 @@ export function hostedRoutes(deps: AppDeps) {
             })),
           payUrl: isOpen(row) ? hostedPayUrl(base(), row.id) : null,
         };
-        return page(200, renderInvoicePage(view));
+        return page(200, renderInvoicePage(view), sandboxOrigin());
       },
       {
         params: t.Object({ id: t.String() }),
@@ -165,7 +206,7 @@ export function hostedRoutes(deps: AppDeps) {
           invoiceUrl: `${row.url}${row.id}`,
           hostedInvoiceUrl: `${base()}/hosted/invoice/${row.id}`,
         };
-        return page(200, isOpen(row) ? renderPayPage(view) : renderNothingDuePage(view));
+        return page(200, isOpen(row) ? renderPayPage(view) : renderNothingDuePage(view), sandboxOrigin());
       },
       {
         params: t.Object({ id: t.String() }),
