@@ -108,8 +108,8 @@ export class MerchantService {
     this.byTokenHashQuery = db.prepare("SELECT * FROM merchants WHERE web_payments_token_hash = ?");
   }
 
-  /** Forgets every cached merchant; called by each write of this service. */
-  private changed(): void {
+  /** Forgets every cached merchant: each write of this service calls it, and so must a delete elsewhere. */
+  changed(): void {
     this.byApiKeyHash.clear();
     this.byTokenHash.clear();
   }

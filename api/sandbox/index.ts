@@ -183,4 +183,6 @@ export function deleteMerchant(deps: AppDeps, merchantId: string): void {
     deps.db.query("DELETE FROM merchants WHERE id = ? AND is_default = 0").run(merchantId);
   })();
   deps.clock.forget(merchantId);
+  // Its keys must stop working at once: the authentication cache may hold them.
+  deps.services.merchants.changed();
 }
