@@ -113,6 +113,10 @@ export async function spawnSandbox(options: {
     join(dir, "sandbox.sqlite"),
     "--ready-json",
     "--stop-with-stdin",
+    // A temporary sandbox serves one test run that may make a merchant per test; the default cap
+    // (1,000) guards a long-lived sandbox, not this one. Idle merchants cost the clock job nothing.
+    "--max-merchants",
+    "100000",
     ...(options.log ? [] : ["--quiet"]),
     ...options.args,
   ];

@@ -215,6 +215,16 @@ describe("merchants and helpers", () => {
     expect((await json(`${sandbox.url}/transaction`, { key: one.apiKey })).body.total).toBe(1);
   });
 
+  test("a suite can make more merchants than a long-lived sandbox's default cap of 1,000", async () => {
+    // 1,001 merchants in batches: the server's default cap would refuse the last one with a 422.
+    const made: Merchant[] = [];
+    for (let batch = 0; made.length < 1_001; batch++) {
+      const size = Math.min(50, 1_001 - made.length);
+      made.push(...(await Promise.all(Array.from({ length: size }, () => sandbox.merchant()))));
+    }
+    expect(new Set(made.map((m) => m.id)).size).toBe(1_001);
+  });
+
   test("clock.advance(days) settles that merchant's batch and lands its deposit, and no one else's clock moves", async () => {
     const merchant = await sandbox.merchant();
     const sale = await charge(sandbox, merchant, cards.mastercard.approve.number, 20);
