@@ -138,7 +138,7 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
       new WebhookDispatcher({
         db: options.db,
         clock,
-        events,
+        outbox: services.webhooks,
         log,
         timeoutMs: config.webhookTimeoutMs,
         targets: new WebhookTargets(config),
@@ -184,14 +184,22 @@ export function createApp(options: CreateAppOptions) {
 }
 
 export function composeApp(deps: AppDeps) {
+  // A request's id and start time, taken only when something will read them: with request logging
+  // off (the default) a request that succeeds costs neither a UUID nor a map entry; an error gets
+  // its id when it is rendered.
   const requestIds = new WeakMap<Request, { id: string; start: number }>();
+  const requestIdOf = (request: Request): string => {
+    let entry = requestIds.get(request);
+    if (!entry) requestIds.set(request, (entry = { id: crypto.randomUUID(), start: NaN }));
+    return entry.id;
+  };
   const hosts = new HostAllowlist(deps.config, () => deps.publicUrl);
   const app = new Elysia()
     .decorate("deps", deps)
     // The pipeline, in order (docs/security.md): host check → CORS → cross-site and loopback
     // checks of the sandbox controls → rate limits → auth → validation → handler → error envelope.
     .onRequest(({ request, set, server }) => {
-      requestIds.set(request, { id: crypto.randomUUID(), start: performance.now() });
+      if (deps.config.logRequests) requestIds.set(request, { id: crypto.randomUUID(), start: performance.now() });
       checkHost(request, deps.config, hosts, server);
       const path = new URL(request.url).pathname;
       if (isControlPath(path)) {
@@ -205,19 +213,17 @@ export function composeApp(deps: AppDeps) {
     })
     .onParse(parseJsonBody)
     .onError(({ code, error, request, set }) => {
-      const rendered = renderError(code, error, requestIds.get(request)?.id ?? "-", deps.log, request);
+      const id = requestIdOf(request);
+      const rendered = renderError(code, error, id, deps.log, request);
+      // Every 5xx is logged with its request id, whether or not request lines are on.
+      if (rendered.status >= 500) {
+        deps.log.error(`${request.method} ${new URL(request.url).pathname} ${rendered.status} request ${id}`);
+      }
       set.status = rendered.status;
       Object.assign(set.headers, rendered.headers);
       return rendered.body;
     })
-    .onAfterResponse(({ request, set, responseValue }) => {
-      const started = requestIds.get(request);
-      const ms = started ? (performance.now() - started.start).toFixed(1) : "?";
-      // A handler that returns a Response (pages, assets, 304s) carries its own status.
-      const status = responseValue instanceof Response ? responseValue.status : (set.status ?? 200);
-      // Only the path: query strings and bodies never reach the log.
-      deps.log.info(`${request.method} ${new URL(request.url).pathname} ${status} ${ms}ms`);
-    })
+    .use(requestLog(deps, requestIds))
     // --rate-limit and --chaos (off by default: then no hook at all); before every route.
     .use(limits(deps))
     .use(openapiRoutes(deps, { version: VERSION, license: LICENSE, jsonParser: parseJsonBody }))
@@ -244,3 +250,20 @@ export function composeApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof composeApp>;
+
+/**
+ * `--log-requests`: one line per request (method, path, status, time), written after the answer
+ * left. Without the flag the plugin adds no hook at all.
+ */
+function requestLog(deps: AppDeps, requestIds: WeakMap<Request, { id: string; start: number }>) {
+  const plugin = new Elysia();
+  if (!deps.config.logRequests) return plugin;
+  return plugin.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+    const started = requestIds.get(request);
+    const ms = started ? (performance.now() - started.start).toFixed(1) : "?";
+    // A handler that returns a Response (pages, assets, 304s) carries its own status.
+    const status = responseValue instanceof Response ? responseValue.status : (set.status ?? 200);
+    // Only the path: query strings and bodies never reach the log.
+    deps.log.info(`${request.method} ${new URL(request.url).pathname} ${status} ${ms}ms`);
+  });
+}

@@ -22,6 +22,9 @@ export function randomToken(prefix: string, bytes = 24): string {
 
 /** Random digits, e.g. for issuer auth codes. */
 export function randomDigits(count: number): string {
-  const bytes = randomBytes(count);
-  return Array.from(bytes, (b) => String(b % 10)).join("");
+  // One typed-array fill and a plain loop: Buffer + Array.from + join was ~1% of a charge.
+  const bytes = crypto.getRandomValues(new Uint8Array(count));
+  let digits = "";
+  for (let i = 0; i < count; i++) digits += bytes[i]! % 10;
+  return digits;
 }

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { ApiError } from "../api/errors";
+import { atomically } from "../db/atomic";
 import { sha256Hex } from "./crypto";
 
 export interface StoredResponse {
@@ -33,7 +34,7 @@ export function runIdempotent(
   work: () => StoredResponse,
 ): StoredResponse & { replayed: boolean } {
   const { key } = options;
-  if (key === undefined || key === "") return db.transaction(() => ({ ...work(), replayed: false })).immediate();
+  if (key === undefined || key === "") return { ...atomically(db, work), replayed: false };
   if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new ApiError(
       "validation_error",
@@ -46,28 +47,26 @@ export function runIdempotent(
     );
   }
   const hash = sha256Hex(canonical(options.body));
-  return db
-    .transaction(() => {
-      const stored = db
-        .query<{ request_hash: string; status: number; body: string }, [string, string, string]>(
-          "SELECT request_hash, status, body FROM idempotency_keys WHERE merchant_id = ? AND scope = ? AND key = ?",
-        )
-        .get(options.merchantId, options.scope, key);
-      if (stored) {
-        if (stored.request_hash !== hash) {
-          throw new ApiError(
-            "idempotency_conflict",
-            "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
-            { idempotency_key: key },
-          );
-        }
-        return { status: stored.status, body: JSON.parse(stored.body) as unknown, replayed: true };
+  return atomically(db, () => {
+    const stored = db
+      .query<{ request_hash: string; status: number; body: string }, [string, string, string]>(
+        "SELECT request_hash, status, body FROM idempotency_keys WHERE merchant_id = ? AND scope = ? AND key = ?",
+      )
+      .get(options.merchantId, options.scope, key);
+    if (stored) {
+      if (stored.request_hash !== hash) {
+        throw new ApiError(
+          "idempotency_conflict",
+          "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
+          { idempotency_key: key },
+        );
       }
-      const response = work();
-      db.query(
-        "INSERT INTO idempotency_keys (merchant_id, scope, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      ).run(options.merchantId, options.scope, key, hash, response.status, JSON.stringify(response.body), options.now);
-      return { ...response, replayed: false };
-    })
-    .immediate();
+      return { status: stored.status, body: JSON.parse(stored.body) as unknown, replayed: true };
+    }
+    const response = work();
+    db.query(
+      "INSERT INTO idempotency_keys (merchant_id, scope, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ).run(options.merchantId, options.scope, key, hash, response.status, JSON.stringify(response.body), options.now);
+    return { ...response, replayed: false };
+  });
 }

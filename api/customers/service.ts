@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import type { SandboxClock } from "../../lib/clock";
 import type { EventBus } from "../../lib/events";
 import { parseJson } from "../../lib/json";
@@ -95,17 +95,20 @@ export function matchKey(email: string, firstname: string, lastname: string): st
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
 export class CustomerService {
+  /** Read by every transaction record: prepared once. */
+  private readonly byId: Statement<CustomerRow, [string, string]>;
+
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
     private readonly events: EventBus,
-  ) {}
+  ) {
+    this.byId = db.prepare("SELECT * FROM customers WHERE id = ? AND merchant_id = ?");
+  }
 
   /** A customer of this merchant (deleted ones included), or null. */
   find(merchantId: string, id: string): CustomerRow | null {
-    return this.db
-      .query<CustomerRow, [string, string]>("SELECT * FROM customers WHERE id = ? AND merchant_id = ?")
-      .get(id, merchantId);
+    return this.byId.get(id, merchantId);
   }
 
   /** As find, but 404 for a customer of another merchant or none. */

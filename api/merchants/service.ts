@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { constantTimeEqual, randomToken, sha256Hex } from "../../lib/crypto";
 import { WELL_KNOWN_KEYS } from "../../config";
 import { ApiError, assertValid, notFound, ValidationFailed } from "../errors";
@@ -153,18 +153,50 @@ function checkSettings(input: SettingsInput, current: MerchantSettings | null): 
   return next;
 }
 
+const keyInUse = () =>
+  new ApiError("validation_error", "That key is already in use by another merchant.", {
+    errors: { api_key: ["That key is already in use by another merchant."] },
+  });
+
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** Merchants, their keys and settings; authentication of API keys and web payments tokens. */
 export class MerchantService {
+  /**
+   * Merchants by the SHA-256 of their API key and of their web payments token: every authenticated
+   * request resolves its merchant here instead of with a SELECT (README "Performance"). Only hits
+   * are kept, so unknown keys cannot grow it. Every write to a merchant goes through this service
+   * and empties both maps (`changed()`), so a changed key or setting is seen by the next request.
+   */
+  private readonly byApiKeyHash = new Map<string, MerchantRow>();
+  private readonly byTokenHash = new Map<string, MerchantRow>();
+  private readonly byId: Statement<MerchantRow, [string]>;
+  private readonly byApiKeyHashQuery: Statement<MerchantRow, [string]>;
+  private readonly byTokenHashQuery: Statement<MerchantRow, [string]>;
+
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
-  ) {}
+  ) {
+    this.byId = db.prepare("SELECT * FROM merchants WHERE id = ?");
+    this.byApiKeyHashQuery = db.prepare("SELECT * FROM merchants WHERE api_key_hash = ?");
+    this.byTokenHashQuery = db.prepare("SELECT * FROM merchants WHERE web_payments_token_hash = ?");
+  }
+
+  /** Forgets every cached merchant: each write of this service calls it, and so must a delete elsewhere. */
+  changed(): void {
+    this.byApiKeyHash.clear();
+    this.byTokenHash.clear();
+  }
 
   private byHash(column: "api_key_hash" | "web_payments_token_hash", secret: string): MerchantRow | null {
     const hash = sha256Hex(secret);
-    const row = this.db.query<MerchantRow, [string]>(`SELECT * FROM merchants WHERE ${column} = ?`).get(hash);
+    const cache = column === "api_key_hash" ? this.byApiKeyHash : this.byTokenHash;
+    let row = cache.get(hash) ?? null;
+    if (!row) {
+      row = (column === "api_key_hash" ? this.byApiKeyHashQuery : this.byTokenHashQuery).get(hash);
+      if (row) cache.set(hash, row);
+    }
     // The lookup is by hash, so its timing says nothing about the key; confirm in constant time.
     if (!row) return null;
     const stored = column === "api_key_hash" ? row.api_key : row.web_payments_token;
@@ -172,7 +204,7 @@ export class MerchantService {
   }
 
   get(id: string): MerchantRow | null {
-    return this.db.query<MerchantRow, [string]>("SELECT * FROM merchants WHERE id = ?").get(id);
+    return this.byId.get(id);
   }
 
   getDefault(): MerchantRow {
@@ -255,12 +287,9 @@ export class MerchantService {
           now,
           now,
         );
+      this.changed();
     } catch (error) {
-      if (String(error).includes("UNIQUE")) {
-        throw new ApiError("validation_error", "That key is already in use by another merchant.", {
-          errors: { api_key: ["That key is already in use by another merchant."] },
-        });
-      }
+      if (String(error).includes("UNIQUE")) throw keyInUse();
       throw error;
     }
     return this.get(id)!;
@@ -289,6 +318,7 @@ export class MerchantService {
         this.clock.timestamp(id),
         id,
       );
+    this.changed();
     return this.get(id)!;
   }
 
@@ -332,12 +362,19 @@ export class MerchantService {
     const apiKey = keys.apiKey ?? row.api_key;
     const token = keys.webPaymentsToken ?? row.web_payments_token;
     const secret = keys.webhookSecret ?? row.webhook_secret;
-    this.db
-      .query(
-        `UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ?,
-           webhook_secret = ?, updated_at = ? WHERE id = ?`,
-      )
-      .run(apiKey, sha256Hex(apiKey), token, sha256Hex(token), secret, this.clock.timestamp(id), id);
+    try {
+      this.db
+        .query(
+          `UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ?,
+             webhook_secret = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(apiKey, sha256Hex(apiKey), token, sha256Hex(token), secret, this.clock.timestamp(id), id);
+    } catch (error) {
+      if (String(error).includes("UNIQUE")) throw keyInUse();
+      throw error;
+    } finally {
+      this.changed(); // the authentication cache holds the old keys
+    }
     return this.get(id)!;
   }
 

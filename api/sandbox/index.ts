@@ -188,6 +188,8 @@ export function resetMerchant(deps: AppDeps, merchantId: string): Record<string,
     for (const table of tables)
       deleted[table] = db.query(`DELETE FROM "${table}" WHERE merchant_id = ?`).run(merchantId).changes;
   }).immediate();
+  // The webhooks are gone: the outbox must not keep sending to its cached list of them.
+  deps.services.webhooks.forget(merchantId);
   return deleted;
 }
 
@@ -198,4 +200,6 @@ export function deleteMerchant(deps: AppDeps, merchantId: string): void {
     deps.db.query("DELETE FROM merchants WHERE id = ? AND is_default = 0").run(merchantId);
   })();
   deps.clock.forget(merchantId);
+  // Its keys must stop working at once: the authentication cache may hold them.
+  deps.services.merchants.changed();
 }

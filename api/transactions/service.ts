@@ -1,14 +1,14 @@
-import type { Database } from "bun:sqlite";
+import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import type { SandboxClock } from "../../lib/clock";
 import type { EventBus } from "../../lib/events";
 import { parseJson } from "../../lib/json";
 import { centsToNumber } from "../../lib/money";
 import { paginate, type Page, type PageRequest } from "../../lib/pagination";
 import { authorize } from "../../processor/gateway";
-import { customerRecord, type CustomerService } from "../customers/service";
+import { customerRecord, type CustomerRow, type CustomerService } from "../customers/service";
 import type { TransactionRecord } from "../models";
 import { invalidState, notFound, ValidationFailed } from "../errors";
-import type { PaymentMethodService } from "../payment-methods/service";
+import type { PaymentMethodRow, PaymentMethodService } from "../payment-methods/service";
 
 export type TransactionType = "charge" | "pre_auth" | "capture" | "void" | "refund";
 
@@ -149,19 +149,36 @@ function isLiveParent(row: TransactionRow): boolean {
   );
 }
 
+/**
+ * POST /charge's one write. RETURNING gives the stored row (defaults included) without reading it
+ * back; the trigger of migration 009 keeps the list counter in the same statement.
+ */
+const INSERT_CHARGE_SQL = `INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method,
+    type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, meta, is_merchant_present,
+    reference_id, source, pre_auth, receipt_email_at, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  RETURNING *`;
+
 export class TransactionService {
+  /** Statements of the hot paths (charge, GET /transaction/{id}, every record), prepared once. */
+  private readonly insertCharge: Statement<TransactionRow, SQLQueryBindings[]>;
+  private readonly byId: Statement<TransactionRow, [string, string]>;
+  private readonly childrenOf: Statement<TransactionRow & { _rowid: number }, [string]>;
+
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
     private readonly events: EventBus,
     private readonly customers: CustomerService,
     private readonly paymentMethods: PaymentMethodService,
-  ) {}
+  ) {
+    this.insertCharge = db.prepare(INSERT_CHARGE_SQL);
+    this.byId = db.prepare("SELECT * FROM transactions WHERE id = ? AND merchant_id = ?");
+    this.childrenOf = db.prepare("SELECT rowid AS _rowid, * FROM transactions WHERE parent_id = ?");
+  }
 
   find(merchantId: string, id: string): TransactionRow | null {
-    return this.db
-      .query<TransactionRow, [string, string]>("SELECT * FROM transactions WHERE id = ? AND merchant_id = ?")
-      .get(id, merchantId);
+    return this.byId.get(id, merchantId);
   }
 
   get(merchantId: string, id: string): TransactionRow {
@@ -173,20 +190,23 @@ export class TransactionService {
   children(parentId: string): TransactionRow[] {
     // Sorted here, not with ORDER BY: in bun:sqlite that ORDER BY cost ~15 µs per call even with no rows
     // (measured; most transactions have no children), and every record asks once per transaction.
-    const rows = this.db
-      .query<TransactionRow & { _rowid: number }, [string]>(
-        "SELECT rowid AS _rowid, * FROM transactions WHERE parent_id = ?",
-      )
-      .all(parentId);
+    const rows = this.childrenOf.all(parentId);
     if (rows.length > 1)
       rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a._rowid - b._rowid));
     return rows.map(({ _rowid, ...row }) => row);
   }
 
-  /** The API record of a row, with its payment method, customer and children. */
-  record(row: TransactionRow): Transaction {
-    const pm = this.paymentMethods.get(row.merchant_id, row.payment_method_id);
-    const customer = customerRecord(this.customers.get(row.merchant_id, row.customer_id));
+  /**
+   * The API record of a row, with its payment method, customer and children. `known` is what the
+   * caller has already read (a new charge: its payment method and customer, and no children yet),
+   * so the record costs no query.
+   */
+  record(
+    row: TransactionRow,
+    known?: { pm: PaymentMethodRow; customer: CustomerRow; children: TransactionRow[] },
+  ): Transaction {
+    const pm = known?.pm ?? this.paymentMethods.get(row.merchant_id, row.payment_method_id);
+    const customer = customerRecord(known?.customer ?? this.customers.get(row.merchant_id, row.customer_id));
     const settled = row.settled_at !== null;
     return {
       id: row.id,
@@ -232,7 +252,7 @@ export class TransactionService {
       is_voided: row.is_voided === 1,
       batch_id: row.batch_id,
       settled_at: row.settled_at,
-      child_transactions: this.children(row.id).map((child) => this.record(child)),
+      child_transactions: (known?.children ?? this.children(row.id)).map((child) => this.record(child)),
     };
   }
 
@@ -246,7 +266,7 @@ export class TransactionService {
    * event with the row (building it costs as much as the insert). Call inside a transaction.
    */
   charge(merchantId: string, input: ChargeInput): { row: TransactionRow; record: Transaction } {
-    const pm = this.paymentMethods.chargeable(merchantId, input.paymentMethodId);
+    const { pm, customer } = this.paymentMethods.chargeableWithCustomer(merchantId, input.paymentMethodId);
     if (pm.method === "card" && pm.card_exp) {
       const now = this.clock.now(merchantId);
       const month = Number(pm.card_exp.slice(0, 2));
@@ -256,41 +276,35 @@ export class TransactionService {
       }
     }
     const auth = authorize(pm.outcome, pm.method);
-    const id = crypto.randomUUID();
+    // Time-ordered (UUIDv7): each insert lands at the right edge of the id index instead of on a
+    // random page of it, which halved the insert and its share of the commit at 1M rows (measured).
+    const id = Bun.randomUUIDv7();
     const now = this.clock.timestamp(merchantId);
-    this.db
-      .query(
-        `INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method, type, success,
-           total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, meta, is_merchant_present,
-           reference_id, source, pre_auth, receipt_email_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        merchantId,
-        input.invoiceId ?? null,
-        pm.customer_id,
-        pm.id,
-        pm.method,
-        input.preAuth ? "pre_auth" : "charge",
-        auth.success ? 1 : 0,
-        input.totalCents,
-        (pm.method === "card" ? pm.card_last_four : pm.bank_last_four) ?? "",
-        auth.authId,
-        auth.issuerAuthCode,
-        auth.message,
-        auth.declineCode,
-        JSON.stringify(input.meta),
-        input.isMerchantPresent ? 1 : 0,
-        auth.authId ?? "",
-        input.source ?? null,
-        input.preAuth ? 1 : 0,
-        input.receiptEmailAt ?? null,
-        now,
-        now,
-      );
-    const row = this.get(merchantId, id);
-    const record = this.record(row);
+    const row = this.insertCharge.get(
+      id,
+      merchantId,
+      input.invoiceId ?? null,
+      pm.customer_id,
+      pm.id,
+      pm.method,
+      input.preAuth ? "pre_auth" : "charge",
+      auth.success ? 1 : 0,
+      input.totalCents,
+      (pm.method === "card" ? pm.card_last_four : pm.bank_last_four) ?? "",
+      auth.authId,
+      auth.issuerAuthCode,
+      auth.message,
+      auth.declineCode,
+      JSON.stringify(input.meta),
+      input.isMerchantPresent ? 1 : 0,
+      auth.authId ?? "",
+      input.source ?? null,
+      input.preAuth ? 1 : 0,
+      input.receiptEmailAt ?? null,
+      now,
+      now,
+    )!;
+    const record = this.record(row, { pm, customer, children: [] });
     this.events.emit({ merchantId, name: "create_transaction", record });
     return { row, record };
   }

@@ -135,7 +135,27 @@ describe("the error envelope", () => {
     expect(ctx.log.lines.some((line) => line.includes(body.request_id) && line.includes("secret detail"))).toBe(true);
   });
 
-  test("request log lines show method, path, status and time, never a query string or body", async () => {
+  test("a 5xx is logged with its request id even with request lines off (the default)", async () => {
+    const app = ctx.app.get("/_test/boom5", () => {
+      throw new Error("boom");
+    });
+    const res = await app.handle(new Request("http://localhost/_test/boom5"));
+    const id = res.headers.get("x-request-id")!;
+    expect(res.status).toBe(500);
+    expect(ctx.log.lines).toContain(`GET /_test/boom5 500 request ${id}`);
+  });
+
+  test("request lines are off by default", async () => {
+    await tokenize(ctx);
+    await ctx.call("GET", "/transaction");
+    await ctx.call("GET", "/no/such/route");
+    // The lines would be written after the response is sent: give them the turn they would need.
+    await Bun.sleep(50);
+    expect(ctx.log.lines.filter((line) => /^(GET|POST) \//.test(line))).toEqual([]);
+  });
+
+  test("with --log-requests, lines show method, path, status and time, never a query string or body", async () => {
+    ctx = setup({ config: { logRequests: true } });
     await tokenize(ctx);
     await ctx.call("GET", "/transaction?keywords=secret-query");
     // Lines are written after the response is sent.

@@ -154,7 +154,7 @@ describe("paysandbox command line", () => {
     }
   });
 
-  test("requests are logged as method, path, status and time, never with a card number; --quiet silences them", async () => {
+  test("with --log-requests, requests are logged as method, path, status and time, never with a card number; by default and with --quiet they are not", async () => {
     const card = {
       method: "card",
       card_number: "4111111111111111",
@@ -166,7 +166,7 @@ describe("paysandbox command line", () => {
       address_city: "London",
       address_state: "LN",
     };
-    const loud = await startServer([...FROM_SOURCES, "--port", "0", "--db", ":memory:"]);
+    const loud = await startServer([...FROM_SOURCES, "--port", "0", "--db", ":memory:", "--log-requests"]);
     try {
       const res = await fetch(`${loud.url}/webpayment/sandbox_web_payments_token/tokenize`, {
         method: "POST",
@@ -187,13 +187,17 @@ describe("paysandbox command line", () => {
       await loud.stop();
     }
 
-    const quiet = await startServer([...FROM_SOURCES, "--port", "0", "--db", ":memory:", "--quiet"]);
-    try {
-      expect((await fetch(`${quiet.url}/self`, { headers: auth })).status).toBe(200);
-      await Bun.sleep(200);
-      expect(quiet.stderr()).not.toContain("GET /self");
-    } finally {
-      await quiet.stop();
+    for (const flags of [[], ["--quiet"]]) {
+      const server = await startServer([...FROM_SOURCES, "--port", "0", "--db", ":memory:", ...flags]);
+      try {
+        expect((await fetch(`${server.url}/self`, { headers: auth })).status).toBe(200);
+        expect((await fetch(`${server.url}/nowhere`, { headers: auth })).status).toBe(404);
+        await Bun.sleep(200);
+        expect(server.stderr()).not.toContain("GET /self");
+        expect(server.stderr()).not.toContain("GET /nowhere");
+      } finally {
+        await server.stop();
+      }
     }
   }, 30_000);
   test("--ready-json prints one JSON line instead of the banner; --stop-with-stdin stops when stdin closes", async () => {

@@ -39,8 +39,8 @@ const cvvOf = (index: number, brand: string) =>
 const REFUSED_NUMBERS = ["4000056655665556", "5200828282828210", "6011981111111113"];
 
 function start(): Promise<string> {
-  // Not --quiet: the request log is part of what is audited.
-  child = spawn(process.execPath, ["server.ts", "--port", "0", "--db", dbPath], {
+  // Request lines on, not --quiet: the request log is part of what is audited.
+  child = spawn(process.execPath, ["server.ts", "--port", "0", "--db", dbPath, "--log-requests"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
