@@ -45,16 +45,42 @@ export const fillCard: typeof Public.fillCard = async (page, card, options = {})
     // As a person scrolls to the field before clicking it: the frame, painted in its own
     // process, takes clicks at its new place only once the page has drawn it there.
     await frame.scrollIntoViewIfNeeded({ timeout });
-    await frame.evaluate(
-      () => new Promise<boolean>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)))),
-    );
-    await frame.click({ timeout });
-    // The click must have put the focus in that frame (the page can see which frame has it).
-    const focused = await frame.evaluate((iframe) => iframe.ownerDocument.activeElement === iframe);
+    // payjs sizes each frame to its input once the field has loaded, which moves the fields below
+    // it: a person clicks once the form has stopped moving, so wait until the frame's box holds
+    // still across a few animation frames.
+    await waitUntilStill(frame, container, deadline);
+    // The click must put the focus in that frame (the page can see which frame has it). A person
+    // whose click landed as the layout shifted clicks again; three misses is a real fault.
+    let focused = false;
+    for (let attempt = 0; attempt < 3 && !focused; attempt++) {
+      if (attempt > 0) await waitUntilStill(frame, container, deadline);
+      await frame.click({ timeout });
+      focused = await frame.evaluate((iframe) => iframe.ownerDocument.activeElement === iframe);
+    }
     if (!focused) throw new Error(`fillCard(): clicking the frame in ${container} did not focus it`);
     await page.keyboard.type(text, { delay });
   }
 };
+
+/** Resolves once the frame's box is the same on three animation frames in a row. */
+async function waitUntilStill(frame: Public.LocatorLike, container: string, deadline: number): Promise<void> {
+  let last = "";
+  let same = 0;
+  while (same < 2) {
+    if (Date.now() > deadline) throw new Error(`fillCard(): the frame in ${container} kept moving`);
+    const box = await frame.evaluate(
+      (iframe) =>
+        new Promise<string>((resolve) =>
+          requestAnimationFrame(() => {
+            const r = iframe.getBoundingClientRect();
+            resolve(`${r.x},${r.y},${r.width},${r.height}`);
+          }),
+        ),
+    );
+    same = box === last ? same + 1 : 0;
+    last = box;
+  }
+}
 
 /** Serves the example checkout page, pointed at `sandboxUrl` with `token`, on a free loopback port. */
 export async function serveCheckoutPage(sandboxUrl: string, token: string): Promise<Public.CheckoutPage> {
