@@ -242,6 +242,12 @@ describe("what the receipt options change", () => {
       RECEIPTS.receipt_cc,
     );
     expect(parsed.replyTo?.value[0]?.address).toBe(RECEIPTS.receipt_reply_to);
+    // The dashboard's view of the message says where it went.
+    const page = await ctx.call("GET", `/dashboard/emails/${email.id}`, { auth: false });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("<dt>Cc</dt>");
+    expect(page.body).toContain(RECEIPTS.receipt_cc.join(", "));
+    expect(page.body).toContain(RECEIPTS.receipt_reply_to);
   });
 
   test("without options a receipt has no copies and no reply-to (the defaults)", async () => {

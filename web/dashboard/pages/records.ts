@@ -5,6 +5,7 @@
  */
 import type { Page } from "../../../lib/pagination";
 import type { ShownCustomField } from "../../../api/merchants/options";
+import { ccOf } from "../../../mail/mailer";
 import { html, queryString, type Renderable, type SafeHtml } from "../../html";
 import {
   actionButton,
@@ -208,6 +209,9 @@ export interface EmailView {
   kind: string;
   from_address: string;
   to_address: string;
+  /** JSON array of the copied addresses (the merchant's receipt_cc). */
+  cc_addresses?: string;
+  reply_to?: string;
   subject: string;
   invoice_id: string | null;
   transaction_id: string | null;
@@ -269,6 +273,8 @@ export function emailView(e: EmailView): SafeHtml {
         ["Id", copyable(e.id, "e-mail id")],
         ["From", e.from_address],
         ["To", e.to_address],
+        ["Cc", ccOf({ cc_addresses: e.cc_addresses ?? "[]" }).join(", ")],
+        ["Reply-To", e.reply_to ?? ""],
         ["Sent", when(e.created_at)],
         ["Kind", e.kind],
         [
