@@ -24,29 +24,3 @@ export const MAX_IN_FLIGHT_PER_MERCHANT = 8;
 export function retryDelayMs(attempt: number): number {
   return RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? RETRY_DELAYS_MS[0]!;
 }
-
-/**
- * Whether a webhook target is one the sandbox may talk to freely (and so show its answers):
- * loopback always, else a host on the --webhook-allow list (HOST, HOST:PORT, *.DOMAIN, or *).
- * @example isAllowedTarget("http://127.0.0.1:4000/hooks", []) // true
- */
-export function isAllowedTarget(url: string, allow: readonly string[]): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return false;
-  }
-  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
-  const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80");
-  return allow.some((raw) => {
-    const entry = raw.toLowerCase();
-    if (entry === "*") return true;
-    if (entry.startsWith("*.")) return host.endsWith(entry.slice(1));
-    const [name, entryPort] = entry.startsWith("[")
-      ? [entry.slice(1, entry.indexOf("]")), entry.slice(entry.indexOf("]") + 2) || undefined]
-      : (entry.split(":") as [string, string | undefined]);
-    return name === host && (entryPort === undefined || entryPort === port);
-  });
-}

@@ -44,6 +44,7 @@ import { parseTotalCents } from "../../payjs/validation";
 import { TRANSACTION_STATES, type TransactionFilters, type TransactionState } from "../transactions/service";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "../webhooks/model";
 import { formatMoney } from "../../lib/money";
+import { WebhookTargets } from "../../webhooks/targets";
 
 /** The cookie the merchant picker sets. */
 export const MERCHANT_COOKIE = "paysandbox_merchant";
@@ -119,6 +120,8 @@ const ID = t.Object({ id: t.String({ maxLength: 100 }) });
 
 export function dashboardRoutes(deps: AppDeps) {
   const service = new DashboardService(deps.db, deps.services);
+  // The dispatcher's own rule decides whose answers the delivery view may show (docs/security.md).
+  const targets = new WebhookTargets(deps.config);
   const receipts = new ReceiptService(deps);
   const { transactions, webhooks, merchants } = deps.services;
 
@@ -570,7 +573,7 @@ export function dashboardRoutes(deps: AppDeps) {
           return respond(merchant, path, request, {
             title: `Delivery ${delivery.id.slice(0, 8)}`,
             body: deliveryPage(delivery, {
-              showBodies: service.showsResponseBody(delivery.target_url, deps.config.webhookAllow),
+              showBodies: targets.showsBody(delivery.target_url),
             }),
           });
         },

@@ -20,7 +20,6 @@ import type { Transaction, TransactionFilters } from "../transactions/service";
 import type { InvoiceFilters } from "../invoices/service";
 import type { DeliveryStatus } from "../webhooks/model";
 import { ApiError } from "../errors";
-import { isAllowedTarget } from "../../webhooks/policy";
 import type { MerchantRow } from "../merchants/service";
 
 export const DASHBOARD_PER_PAGE = 50;
@@ -187,14 +186,6 @@ export class DashboardService {
       if (error instanceof ApiError && error.code === "not_found") return null;
       throw error;
     }
-  }
-
-  /**
-   * Whether the delivery view shows the receiver's answer bodies for this target: only for
-   * targets the sandbox may talk to (loopback, or --webhook-allow), never what another host said.
-   */
-  showsResponseBody(targetUrl: string, allow: readonly string[]): boolean {
-    return isAllowedTarget(targetUrl, allow);
   }
 
   redeliver(merchantId: string, deliveryId: string): DeliveryView {

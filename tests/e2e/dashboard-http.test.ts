@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { DASHBOARD_CSP } from "../../api/dashboard/index";
 import { escapeHtml, html, queryString } from "../../web/html";
 import { deliveryPage } from "../../web/dashboard/pages/records";
-import { isAllowedTarget } from "../../webhooks/policy";
+import { WebhookTargets } from "../../webhooks/targets";
 import { charge, serve, setup, tokenize } from "../helpers";
 import { FROM_SOURCES, startServer, type Running } from "../cli/process";
 
@@ -45,15 +45,22 @@ describe("the escaping helper", () => {
 
 describe("the delivery view and the webhook target allowlist", () => {
   test("a receiver's answer body shows only for targets the sandbox may talk to", () => {
-    expect(isAllowedTarget("http://127.0.0.1:4000/hooks", [])).toBe(true);
-    expect(isAllowedTarget("http://localhost/hooks", [])).toBe(true);
-    expect(isAllowedTarget("http://[::1]:9/x", [])).toBe(true);
-    expect(isAllowedTarget("https://example.com/hooks", [])).toBe(false);
-    expect(isAllowedTarget("https://example.com/hooks", ["example.com"])).toBe(true);
-    expect(isAllowedTarget("https://example.com/hooks", ["example.com:8443"])).toBe(false);
-    expect(isAllowedTarget("https://api.example.com/hooks", ["*.example.com"])).toBe(true);
-    expect(isAllowedTarget("https://evil.com/hooks", ["*.example.com"])).toBe(false);
-    expect(isAllowedTarget("https://evil.com/hooks", ["*"])).toBe(true);
+    // The delivery view asks the dispatcher's own rule (webhooks/targets.ts).
+    const shows = (url: string, webhookAllow: string[] = [], host = "127.0.0.1") =>
+      new WebhookTargets({ webhookAllow, host }).showsBody(url);
+    expect(shows("http://127.0.0.1:4000/hooks")).toBe(true);
+    expect(shows("http://localhost/hooks")).toBe(true);
+    expect(shows("http://[::1]:9/x")).toBe(true);
+    expect(shows("https://example.com/hooks")).toBe(false);
+    expect(shows("https://example.com/hooks", ["example.com"])).toBe(true);
+    expect(shows("https://example.com/hooks", ["example.com:8443"])).toBe(false);
+    expect(shows("https://api.example.com/hooks", ["*.example.com"])).toBe(true);
+    expect(shows("https://evil.com/hooks", ["*.example.com"])).toBe(false);
+    expect(shows("https://evil.com/hooks", ["*"])).toBe(true);
+    // Bound beyond loopback, a loopback receiver's answers are the developer's other local
+    // services as a LAN neighbour would see them: hidden unless --webhook-allow names them.
+    expect(shows("http://127.0.0.1:4000/hooks", [], "0.0.0.0")).toBe(false);
+    expect(shows("http://127.0.0.1:4000/hooks", ["127.0.0.1:4000"], "0.0.0.0")).toBe(true);
     const delivery = {
       id: "d1",
       webhook_id: "w1",
