@@ -111,6 +111,10 @@ export interface Email {
   message_id: string;
   from: string;
   to: string;
+  /** The copied addresses (the merchant's receipt_cc), [] for none. */
+  cc: string[];
+  /** The Reply-To address (the merchant's receipt_reply_to), null for none. */
+  reply_to: string | null;
   subject: string;
   /** The plain-text part. */
   text: string;
@@ -206,6 +210,25 @@ export interface MerchantOptions {
     advanced_customization?: boolean;
     /** Business days until ACH settles (default 2). */
     ach_settlement_days?: number;
+    /** The merchant's invoice custom fields (shown with advanced_customization). */
+    custom_fields?: Array<{
+      id: string;
+      name?: string;
+      placeholder?: string;
+      /** A merchant-key invoice must give it a value. */
+      required?: boolean;
+      type?: "text";
+      /** false: shown on merchant-facing pages only. */
+      visible?: boolean;
+    }>;
+    /** Reply-To of receipt e-mails ("" for none). */
+    receipt_reply_to?: string;
+    /** Addresses copied on every receipt e-mail (at most 5). */
+    receipt_cc?: string[];
+    /** A closing message on receipt e-mails (at most 500 characters). */
+    receipt_footer?: string;
+    /** false: a declined pay() sends no e-mail (default true). */
+    receipt_send_declined?: boolean;
   };
 }
 

@@ -291,6 +291,22 @@ describe("merchants and helpers", () => {
     );
   });
 
+  test("a merchant made with receipt options gets e-mails with its Cc and Reply-To, as typed", async () => {
+    const merchant = await sandbox.merchant({
+      settings: { receipt_cc: ["books@example.com"], receipt_reply_to: "help@example.com", receipt_footer: "Thanks!" },
+    });
+    const sale = await charge(sandbox, merchant, cards.visa.approve.number, 7.5);
+    const sent = await json(`${sandbox.url}/transaction/${sale.body.id}/receipt-email`, {
+      key: merchant.apiKey,
+      body: { email: "ada@example.com" },
+    });
+    expect(sent.status).toBe(200);
+    const email = await merchant.outbox.waitFor({ to: "ada@example.com" });
+    expect(email.cc).toEqual(["books@example.com"]);
+    expect(email.reply_to).toBe("help@example.com");
+    expect(email.text).toContain("Thanks!");
+  });
+
   test("outbox.waitFor() times out with a list of what did arrive", async () => {
     const merchant = await sandbox.merchant();
     const sale = await charge(sandbox, merchant, cards.visa.approve.number, 5);
