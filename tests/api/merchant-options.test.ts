@@ -5,11 +5,10 @@
  * receipt e-mail in the outbox and as a real SMTP server receives it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { simpleParser, type ParsedMail } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import { simpleParser } from "mailparser";
+import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "./smtp-receiver";
 import { setup, tokenize, type TestContext } from "../helpers";
 
 const FIELDS = [
@@ -277,31 +276,16 @@ describe("what the receipt options change", () => {
 });
 
 describe("receipt options through a real SMTP server", () => {
-  let smtp: SMTPServer;
+  let smtp: SmtpReceiver;
   let port = 0;
-  const received: { parsed: ParsedMail; envelopeTo: string[] }[] = [];
+  let received: ReceivedMail[] = [];
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
-      onData(stream, session, callback) {
-        simpleParser(stream)
-          .then((parsed) => {
-            received.push({ parsed, envelopeTo: session.envelope.rcptTo.map((r) => r.address) });
-            callback();
-          })
-          .catch(callback);
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-    port = (smtp.server.address() as AddressInfo).port;
+    smtp = await startSmtpReceiver();
+    ({ port, received } = smtp);
   });
 
-  afterAll(async () => {
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
-  });
+  afterAll(() => smtp.close());
 
   test("the copies get the message (envelope and Cc), replies go to the merchant, the footer is in both parts", async () => {
     const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });

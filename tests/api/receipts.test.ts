@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer, type AddressInfo } from "node:net";
-import { simpleParser, type ParsedMail } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import { simpleParser } from "mailparser";
 import { ConfigError, loadConfig } from "../../config";
 import { MESSAGES } from "../../payjs/messages";
 import { DECLINE_MESSAGES } from "../../processor/gateway";
 import { otherMerchant, setup, tokenize, type TestContext } from "../helpers";
+import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "./smtp-receiver";
 
 const DETAILS = {
   total: 30,
@@ -207,31 +207,16 @@ describe("receipt e-mails of pay()", () => {
 });
 
 describe("relaying receipts through --smtp", () => {
-  let smtp: SMTPServer;
+  let smtp: SmtpReceiver;
   let port = 0;
-  const received: { parsed: ParsedMail; envelopeTo: string[] }[] = [];
+  let received: ReceivedMail[] = [];
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
-      onData(stream, session, callback) {
-        simpleParser(stream)
-          .then((parsed) => {
-            received.push({ parsed, envelopeTo: session.envelope.rcptTo.map((r) => r.address) });
-            callback();
-          })
-          .catch(callback);
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-    port = (smtp.server.address() as AddressInfo).port;
+    smtp = await startSmtpReceiver();
+    ({ port, received } = smtp);
   });
 
-  afterAll(async () => {
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
-  });
+  afterAll(() => smtp.close());
 
   test("a real SMTP server receives the receipt with its totals, line items and link", async () => {
     const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
