@@ -1,0 +1,115 @@
+/**
+ * The storage contract every dialect implements (SQLite, the embedded default, and PostgreSQL for
+ * a shared sandbox). Services never see SQL: they call the repositories of src/storage/repositories,
+ * and the repositories run `sql` queries on whatever Executor they are handed — the Database for
+ * a single statement, or the Transaction of a unit of work. A unit of work is explicit: it is the
+ * `tx` passed in, never ambient state, so nothing depends on a call being synchronous.
+ */
+
+export type Dialect = "sqlite" | "postgres";
+
+/** A value a query may carry: flags are integers 0/1 and money integer cents, in both dialects. */
+export type SqlValue = string | number | null;
+
+/** A piece of SQL with its parameters, from the `sql` tag. Nested Sql values are inlined. */
+export class Sql {
+  constructor(
+    readonly strings: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
+}
+
+/**
+ * Builds a query: every `${value}` becomes a parameter, except an Sql (a fragment from `sql`,
+ * `sql.raw` or `sql.join`), which is inlined.
+ * @example sql`SELECT * FROM customers WHERE merchant_id = ${merchantId} ${limit ? sql`LIMIT ${limit}` : sql``}`
+ */
+export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
+  return new Sql(strings, values);
+}
+
+/** Text inlined as it is: table or column names and keywords chosen from a fixed list, never input. */
+sql.raw = (text: string): Sql => new Sql([text], []);
+
+/** Fragments joined by a separator (", " by default). */
+sql.join = (parts: readonly Sql[], separator = ", "): Sql => {
+  if (parts.length === 0) return new Sql([""], []);
+  const strings: string[] = [""];
+  const values: unknown[] = [];
+  parts.forEach((part, index) => {
+    if (index > 0) strings[strings.length - 1] += separator;
+    values.push(part);
+    strings.push("");
+  });
+  return new Sql(strings, values);
+};
+
+export interface RenderedSql {
+  text: string;
+  values: SqlValue[];
+}
+
+/** The query text with the dialect's placeholders ("?" or "$1"), and its parameters in order. */
+export function renderSql(query: Sql, dialect: Dialect): RenderedSql {
+  const values: SqlValue[] = [];
+  let text = "";
+  const walk = (q: Sql) => {
+    q.strings.forEach((part, index) => {
+      text += part;
+      if (index >= q.values.length) return;
+      const value = q.values[index];
+      if (value instanceof Sql) walk(value);
+      else {
+        values.push(parameter(value));
+        text += dialect === "postgres" ? `$${values.length}` : "?";
+      }
+    });
+  };
+  walk(query);
+  return { text, values };
+}
+
+function parameter(value: unknown): SqlValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string" || typeof value === "number") return value;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  throw new TypeError(`a SQL parameter must be a string, a number or null, not ${typeof value}`);
+}
+
+/** What a statement changed. */
+export interface RunResult {
+  changes: number;
+}
+
+/** Runs statements: the Database itself (each statement on its own) or a Transaction. */
+export interface Executor {
+  readonly dialect: Dialect;
+  all<T>(query: Sql): Promise<T[]>;
+  get<T>(query: Sql): Promise<T | undefined>;
+  run(query: Sql): Promise<RunResult>;
+}
+
+/** A unit of work in progress. Everything in it must use it, never the Database. */
+export interface Transaction extends Executor {
+  /** A nested unit (a savepoint): a throw undoes only what it wrote, then rethrows. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+export interface Database extends Executor {
+  /** One unit of work: committed when `work` resolves, rolled back (and rethrown) when it throws. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Resolves once every write acknowledged so far is durable, and rejects when the commit that
+   * held them failed (SQLite's group commit shares one commit between concurrent requests).
+   */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by every dialect when an INSERT or UPDATE breaks a unique constraint. */
+export class UniqueViolation extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "UniqueViolation";
+  }
+}
