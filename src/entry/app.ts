@@ -47,6 +47,7 @@ import { hostedRoutes } from "../http/hosted/index";
 import pkg from "../../package.json";
 import { WebhookDispatcher } from "../services/webhooks/dispatcher";
 import { WebhookTargets } from "../services/webhooks/targets";
+import { storageOf } from "../storage/sqlite/shared";
 
 export const VERSION: string = pkg.version;
 /** The license of this project (package.json), stated in the OpenAPI document. */
@@ -146,7 +147,7 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
       clockTicker(clock, log),
       mailer.worker(),
       new WebhookDispatcher({
-        db: options.db,
+        db: storageOf(options.db),
         clock,
         outbox: services.webhooks,
         log,

@@ -29,6 +29,7 @@ export function clockLimitMessage(nowText: string, maxSeconds: number): string {
 export class SandboxClock {
   private readonly offsets = new Map<string, number>();
   private readonly listeners: { run: TickListener; pending?: PendingMerchants }[] = [];
+  private readonly secondListeners: (() => void)[] = [];
   /** Job runs of real-time ticks (one per merchant and runner), for tests that bound the tick's cost. */
   visits = 0;
   /** Each merchant's last advance: the sandbox times it jumped from and to, and the real time it happened. */
@@ -144,6 +145,18 @@ export class SandboxClock {
   }
 
   /**
+   * Registers a listener called once per real-time tick (not per merchant): a job runner that
+   * finds its own work in the database. Returns a function that removes it.
+   */
+  onSecond(listener: () => void): () => void {
+    this.secondListeners.push(listener);
+    return () => {
+      const at = this.secondListeners.indexOf(listener);
+      if (at >= 0) this.secondListeners.splice(at, 1);
+    };
+  }
+
+  /**
    * Runs the job runners for one merchant, or (the real-time tick) each runner for the merchants
    * it has pending work for.
    */
@@ -162,6 +175,15 @@ export class SandboxClock {
         if (!merchantId) this.visits++;
         try {
           listener.run(id, this.now(id));
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+    }
+    if (!merchantId) {
+      for (const listener of [...this.secondListeners]) {
+        try {
+          listener();
         } catch (error) {
           errors.push(error);
         }

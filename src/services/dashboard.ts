@@ -243,12 +243,13 @@ export class DashboardService {
   }
 
   /** Active (not deleted) webhooks, disabled ones included, newest first. */
-  webhooks(merchantId: string): WebhookView[] {
-    return this.services.webhooks.list(
+  async webhooks(merchantId: string): Promise<WebhookView[]> {
+    const page = await this.services.webhooks.list(
       merchantId,
       pageRequest({ page: 1, per_page: 200 }),
       "http://localhost/dashboard",
-    ).data;
+    );
+    return page.data;
   }
 
   /** Deliveries, newest first, filtered like GET /_sandbox/webhook-deliveries. */
@@ -256,7 +257,7 @@ export class DashboardService {
     merchantId: string,
     pageNumber: number,
     filters: { status?: DeliveryStatus; event?: string; webhookId?: string; recordId?: string } = {},
-  ): Page<DeliveryView> {
+  ): Promise<Page<DeliveryView>> {
     return this.services.webhooks.deliveries(
       merchantId,
       filters,
@@ -266,16 +267,16 @@ export class DashboardService {
   }
 
   /** One delivery of the merchant with every attempt, or null. */
-  delivery(merchantId: string, id: string): DeliveryView | null {
+  async delivery(merchantId: string, id: string): Promise<DeliveryView | null> {
     try {
-      return this.services.webhooks.delivery(merchantId, id);
+      return await this.services.webhooks.delivery(merchantId, id);
     } catch (error) {
       if (error instanceof ApiError && error.code === "not_found") return null;
       throw error;
     }
   }
 
-  redeliver(merchantId: string, deliveryId: string): DeliveryView {
+  redeliver(merchantId: string, deliveryId: string): Promise<DeliveryView> {
     return this.services.webhooks.redeliver(merchantId, deliveryId);
   }
 

@@ -13,6 +13,7 @@ import { TransactionService } from "./transactions";
 import { Settlement } from "./settlement";
 import { WebhookService } from "./webhooks/endpoints";
 import { randomToken } from "../lib/crypto";
+import { storageOf } from "../storage/sqlite/shared";
 
 export interface Services {
   merchants: MerchantService;
@@ -45,8 +46,11 @@ export function createServices(db: Database, clock: SandboxClock, events: EventB
     () => settlement.pendingMerchants(),
   );
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
-  const webhooks = new WebhookService(db, clock);
+  const storage = storageOf(db);
+  const webhooks = new WebhookService(storage, clock);
   // The webhook outbox: delivery rows are written inside the transaction of the change.
-  events.on((event) => webhooks.enqueue(event));
+  events.on((event) => {
+    webhooks.enqueue(storage, event).catch(() => {});
+  });
   return { merchants, customers, paymentMethods, transactions, settlement, invoices, webhooks };
 }

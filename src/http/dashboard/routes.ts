@@ -312,11 +312,11 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/transactions/:id",
-        ({ merchant, params, request }) => {
+        async ({ merchant, params, request }) => {
           const transaction = service.transaction(merchant.id, params.id);
           const path = "/dashboard/transactions";
           if (!transaction) return notFoundPage(merchant, path, request, "Transaction");
-          const deliveries = service.deliveries(merchant.id, 1, { recordId: transaction.id }).data;
+          const deliveries = (await service.deliveries(merchant.id, 1, { recordId: transaction.id })).data;
           const emails = service.emails(merchant.id, 1, undefined, {
             transactionId: transaction.id,
             invoiceId: transaction.invoice_id || undefined,
@@ -531,14 +531,14 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/webhooks",
-        ({ merchant, query, request }) => {
+        async ({ merchant, query, request }) => {
           const filters = {
             status: pick(query.status, DELIVERY_STATUSES),
             event: text(query.event),
             webhook_id: text(query.webhook_id),
             record_id: text(query.record_id),
           };
-          const deliveries = service.deliveries(merchant.id, query.page ?? 1, {
+          const deliveries = await service.deliveries(merchant.id, query.page ?? 1, {
             status: filters.status,
             event: filters.event,
             webhookId: filters.webhook_id,
@@ -546,7 +546,7 @@ export function dashboardRoutes(deps: AppDeps) {
           });
           return respond(merchant, "/dashboard/webhooks", request, {
             title: "Webhooks",
-            body: webhooksPage(service.webhooks(merchant.id), deliveries, filters, hints(merchant)),
+            body: webhooksPage(await service.webhooks(merchant.id), deliveries, filters, hints(merchant)),
           });
         },
         {
@@ -561,9 +561,9 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/webhooks/deliveries/:id",
-        ({ merchant, params, request }) => {
+        async ({ merchant, params, request }) => {
           const path = "/dashboard/webhooks";
-          const delivery = service.delivery(merchant.id, params.id);
+          const delivery = await service.delivery(merchant.id, params.id);
           if (!delivery) return notFoundPage(merchant, path, request, "Delivery");
           return respond(merchant, path, request, {
             title: `Delivery ${delivery.id.slice(0, 8)}`,
@@ -576,8 +576,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/webhooks",
-        ({ merchant, body }) => {
-          const hook = webhooks.create(merchant.id, body);
+        async ({ merchant, body }) => {
+          const hook = await webhooks.create(merchant.id, body);
           return { message: `Added: ${hook.target_url} receives ${hook.event === "*" ? "every event" : hook.event}.` };
         },
         {
@@ -587,9 +587,9 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/webhooks/:id/update",
-        ({ merchant, params, body }) => {
+        async ({ merchant, params, body }) => {
           const disabled = body.disabled === undefined ? undefined : body.disabled === true || body.disabled === "true";
-          const hook = webhooks.update(merchant.id, params.id, {
+          const hook = await webhooks.update(merchant.id, params.id, {
             target_url: body.target_url,
             event: body.event,
             disabled,
@@ -611,24 +611,24 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/webhooks/:id/delete",
-        ({ merchant, params }) => {
-          const hook = webhooks.delete(merchant.id, params.id);
+        async ({ merchant, params }) => {
+          const hook = await webhooks.delete(merchant.id, params.id);
           return { message: `Deleted the webhook to ${hook.target_url}.`, redirect: "/dashboard/webhooks" };
         },
         { params: ID, body: t.Object({}), response: ACTION_RESPONSES },
       )
       .post(
         "/dashboard/webhooks/:id/test",
-        ({ merchant, params }) => {
-          const delivery = webhooks.sendTest(merchant.id, params.id);
+        async ({ merchant, params }) => {
+          const delivery = await webhooks.sendTest(merchant.id, params.id);
           return { message: "Test event queued.", redirect: `/dashboard/webhooks/deliveries/${delivery.id}` };
         },
         { params: ID, body: t.Object({}), response: ACTION_RESPONSES },
       )
       .post(
         "/dashboard/webhooks/redeliver",
-        ({ merchant, body }) => {
-          service.redeliver(merchant.id, body.delivery_id);
+        async ({ merchant, body }) => {
+          await service.redeliver(merchant.id, body.delivery_id);
           // Back only to a dashboard page: the form's value never sends the browser elsewhere.
           return { redirect: dashboardPath(body.back, "/dashboard/webhooks") };
         },

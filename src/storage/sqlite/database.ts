@@ -166,7 +166,9 @@ export class SqliteDatabase implements Database {
     const wait = this.acquire();
     if (wait) await wait;
     try {
-      const grouped = this.joinBatch();
+      // Inside this turn's batch, or inside a transaction opened on the connection outside this
+      // contract (the server's GroupCommit): a savepoint, so a throw undoes only this unit.
+      const grouped = this.joinBatch() || this.raw.inTransaction;
       this.raw.run(grouped ? 'SAVEPOINT "unit"' : "BEGIN IMMEDIATE");
       const tx = new SqliteTransaction(this);
       let result: T;
