@@ -155,10 +155,11 @@ export class WebhookDispatcher implements Worker {
     }, 0);
   }
 
-  /** Waits until the dispatcher has looked at everything it was woken for (tests). */
+  /** Waits until the dispatcher has looked at everything it was woken for and recorded every request it sent (tests). */
   async idle(): Promise<void> {
-    while (this.kickTimer !== undefined || this.working) {
+    while (this.kickTimer !== undefined || this.working || this.inFlight.size > 0) {
       if (this.working) await this.working;
+      else if (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
       else await Bun.sleep(1);
     }
   }
