@@ -1,9 +1,52 @@
 /**
  * Import rules checked in `npm test` (dependency-cruiser; TypeScript is read through @swc/core,
- * because dependency-cruiser cannot load TypeScript 7). Two rules hold today: no module import
- * cycles, and the browser library and the mobile SDK stay packages that import nothing of the
- * server. The layer rules (entry → http → services → domain/storage) come with the layer move.
+ * because dependency-cruiser cannot load TypeScript 7). The layers of docs/architecture.md point
+ * one way: entry → http → services → domain and storage → lib. The packages (the browser library,
+ * the mobile SDK, the webhook verifier, the testing toolkit) import only the shared rules and
+ * themselves. SQL lives in src/storage only: no other module may import a database driver.
  */
+const LAYERS = {
+  lib: ["src/lib/", "packages/rules/"],
+  domain: ["src/domain/", "src/lib/", "packages/rules/"],
+  storage: ["src/storage/", "src/domain/", "src/lib/", "packages/rules/"],
+  services: ["src/services/", "src/storage/", "src/domain/", "src/lib/", "packages/rules/", "packages/webhooks/"],
+  http: ["src/http/", "src/services/", "src/domain/", "src/lib/", "packages/"],
+};
+
+/**
+ * Modules that still hold SQL while it moves into src/storage (one repository per aggregate). The
+ * list only shrinks; a module on it may import the driver, no other may.
+ */
+const SQL_NOT_YET_IN_STORAGE = [
+  "src/entry/app.ts",
+  "src/http/deps.ts",
+  "src/services/clock.ts",
+  "src/services/customers.ts",
+  "src/services/dashboard.ts",
+  "src/services/deposits.ts",
+  "src/services/idempotency.ts",
+  "src/services/index.ts",
+  "src/services/invoices.ts",
+  "src/services/mail/mailer.ts",
+  "src/services/mail/receipts.ts",
+  "src/services/merchants.ts",
+  "src/services/payment-methods.ts",
+  "src/services/settlement.ts",
+  "src/services/transactions.ts",
+  "src/services/webhooks/dispatcher.ts",
+  "src/services/webhooks/endpoints.ts",
+];
+
+const only = (allowed) => `^(${allowed.map((dir) => dir.replace(/[/.]/g, "\\$&")).join("|")})`;
+
+const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
+  name: `layer-${layer}`,
+  severity: "error",
+  comment: `src/${layer} may import only: ${allowed.join(", ")} (and node/npm modules).`,
+  from: { path: `^src/${layer}/` },
+  to: { path: "^(src|packages)/", pathNot: only(allowed) },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -13,18 +56,43 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    ...layerRules,
+    {
+      name: "rules-stand-alone",
+      severity: "error",
+      comment: "packages/rules is imported by the server, payjs.js and the mobile SDK: it imports nothing else.",
+      from: { path: "^packages/rules/" },
+      to: { path: "^(src|packages)/", pathNot: "^packages/rules/" },
+    },
     {
       name: "client-packages-stand-alone",
       severity: "error",
       comment:
-        "payjs.js runs in integrators' pages and the mobile SDK in their apps: they may import each other's shared rules, never server code.",
-      from: { path: "^(payjs|mobile)/" },
-      to: { pathNot: "^(payjs|mobile)/" },
+        "payjs.js runs in integrators' pages, the mobile SDK in their apps, the verifier and the toolkit in their servers and tests: they import the shared rules and each other's types, never server code.",
+      from: { path: "^packages/(payjs|mobile|webhooks|testing)/" },
+      to: {
+        pathNot: "^(packages/|node_modules/|examples/)",
+        dependencyTypesNot: ["core", "npm", "npm-dev", "npm-no-pkg", "unknown"],
+      },
+    },
+    {
+      name: "sql-only-in-storage",
+      severity: "error",
+      comment: "Every SQL statement lives in src/storage: no other module may use a database driver.",
+      from: {
+        pathNot: [
+          "^(src/storage/|tests/|scripts/)",
+          ...SQL_NOT_YET_IN_STORAGE.map((path) => `^${path.replace(/[/.]/g, "\\$&")}$`),
+        ],
+      },
+      to: { path: "^(bun:sqlite|bun)$", dependencyTypes: ["core", "unknown", "npm-no-pkg", "undetermined"] },
     },
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^(node_modules|dist|testing/dist|mobile/dist|test-artifacts|tests/openapi-client)" },
+    exclude: {
+      path: "^(node_modules|dist|packages/testing/dist|packages/mobile/dist|test-artifacts|tests/openapi-client)",
+    },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
   },

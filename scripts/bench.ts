@@ -2,7 +2,7 @@
 /**
  * `npm run bench` — how fast is the sandbox, measured so anyone can reproduce it.
  *
- * Starts the sandbox (`bun server.ts` on a seeded SQLite file) and, for comparison in the same run,
+ * Starts the sandbox (`bun src/entry/server.ts` on a seeded SQLite file) and, for comparison in the same run,
  * a bare Bun.serve JSON endpoint (bench/ceiling.ts) on loopback, and drives each with a load
  * generator in a separate process: wrk when installed (charge, listing, ceiling), autocannon under
  * Node otherwise and always for the chained pay() scenario (bench/load.mjs). Prints a markdown table
@@ -16,11 +16,11 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
-import { buildDeps, composeApp } from "../app";
-import { GroupCommit } from "../db/group-commit";
-import { closeDatabase, openDatabase } from "../db/open";
-import { countStatements, type StatementCount } from "../db/statement-counter";
-import { createLogger } from "../lib/logger";
+import { buildDeps, composeApp } from "../src/entry/app";
+import { GroupCommit } from "../src/storage/sqlite/group-commit";
+import { closeDatabase, openDatabase } from "../src/storage/sqlite/open";
+import { countStatements, type StatementCount } from "../src/storage/sqlite/statement-counter";
+import { createLogger } from "../src/lib/logger";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BUN = process.execPath;
@@ -453,7 +453,7 @@ async function main() {
 
     log("cold starts…");
     // The defaults, as `npm start` runs: request lines off, banner on.
-    const serverArgs = (db: string) => ["server.ts", "--port", "0", "--db", db];
+    const serverArgs = (db: string) => ["src/entry/server.ts", "--port", "0", "--db", db];
     const startBun = await coldStart(BUN, serverArgs);
     const startNpm = await coldStart(
       "npm",
@@ -603,13 +603,13 @@ async function main() {
       ],
       [
         "cold start to first 200 (median)",
-        `bun server.ts ${r.start_ms.bun_server_ts} ms · npm start ${r.start_ms.npm_start} ms · binary ${startBinary === null ? "not built" : `${r.start_ms.binary} ms`}`,
+        `bun src/entry/server.ts ${r.start_ms.bun_server_ts} ms · npm start ${r.start_ms.npm_start} ms · binary ${startBinary === null ? "not built" : `${r.start_ms.binary} ms`}`,
         "≤ 100 ms",
         (startBinary ?? startBun) <= 100,
       ],
       [
         "RSS (idle: 1.5 s after the first 200; after: once every phase ran)",
-        `idle: bun server.ts ${r.rss_mb.idle} MB · binary ${idleBinary === null ? "not built" : `${r.rss_mb.idle_binary} MB`} · after the bench ${r.rss_mb.after_load} MB (peak ${r.rss_mb.peak} MB)`,
+        `idle: bun src/entry/server.ts ${r.rss_mb.idle} MB · binary ${idleBinary === null ? "not built" : `${r.rss_mb.idle_binary} MB`} · after the bench ${r.rss_mb.after_load} MB (peak ${r.rss_mb.peak} MB)`,
         "idle ≤ 60 MB, after ≤ 150 MB",
         (idleBinary ?? idleRss) <= 60 && r.rss_mb.after_load <= 150,
       ],

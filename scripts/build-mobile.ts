@@ -14,7 +14,7 @@ import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
-const PACKAGE = join(ROOT, "mobile");
+const PACKAGE = join(ROOT, "packages", "mobile");
 const DIST = join(PACKAGE, "dist");
 const ENTRY = join(PACKAGE, "index.ts");
 

@@ -14,7 +14,7 @@ import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
-export const TESTING_DIST = join(ROOT, "testing", "dist");
+export const TESTING_DIST = join(ROOT, "packages", "testing", "dist");
 
 export async function buildTesting(outdir: string = TESTING_DIST): Promise<void> {
   rmSync(outdir, { recursive: true, force: true });
@@ -24,7 +24,7 @@ export async function buildTesting(outdir: string = TESTING_DIST): Promise<void>
     ["cjs", ".cjs"],
   ] as const) {
     const result = await Bun.build({
-      entrypoints: [join(ROOT, "testing", "src", "index.ts")],
+      entrypoints: [join(ROOT, "packages", "testing", "src", "index.ts")],
       outdir,
       target: "node",
       format,
@@ -36,8 +36,8 @@ export async function buildTesting(outdir: string = TESTING_DIST): Promise<void>
       throw new AggregateError(result.logs, `building paysandbox/testing (${format}) failed`);
     }
   }
-  copyFileSync(join(ROOT, "testing", "index.d.ts"), join(outdir, "index.d.ts"));
-  copyFileSync(join(ROOT, "testing", "index.d.ts"), join(outdir, "index.d.cts"));
+  copyFileSync(join(ROOT, "packages", "testing", "index.d.ts"), join(outdir, "index.d.ts"));
+  copyFileSync(join(ROOT, "packages", "testing", "index.d.ts"), join(outdir, "index.d.cts"));
 }
 
 if (import.meta.main) {

@@ -3,14 +3,14 @@
  * `npm run build`: compiles the sandbox into one executable, dist/paysandbox, that runs with no
  * node_modules beside it. Everything the server imports is bundled; the files it reads or bundles
  * at run time (payjs sources, frame and dashboard assets: EMBEDDED_DIRS) are embedded as text by
- * replacing web/embedded-files.ts, because a compiled binary cannot hand embedded file paths to
+ * replacing src/lib/embedded-files.ts, because a compiled binary cannot hand embedded file paths to
  * Bun.build.
  *
  *   bun scripts/build.ts [--outfile dist/paysandbox]
  */
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { EMBEDDED_DIRS, listSourceFiles } from "../web/embedded";
+import { EMBEDDED_DIRS, listSourceFiles } from "../src/lib/embedded";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -39,7 +39,7 @@ export function findTextImports(root: string = ROOT): Set<string> {
 
 /**
  * Keeps a text import a string in the binary. The bundler keys modules by path only, so a file
- * imported both as code (payjs/validation.ts by the server) and as text (by api/payjs/bundle.ts,
+ * imported both as code (packages/rules/validation.ts by the server) and as text (by api/payjs/bundle.ts,
  * to bundle payjs.js at run time) would become one module and the text import would lose its
  * string. Each text import resolves instead to its own module exporting the file's text.
  */
@@ -65,11 +65,11 @@ function textImportsPlugin(textImports: Set<string>): import("bun").BunPlugin {
   };
 }
 
-/** Compiles server.ts into `outfile`; returns its size in bytes and the embedded file count. */
+/** Compiles src/entry/server.ts into `outfile`; returns its size in bytes and the embedded file count. */
 export async function buildBinary(outfile: string): Promise<{ outfile: string; bytes: number; embedded: number }> {
   const embedded = collectEmbeddedFiles();
   const result = await Bun.build({
-    entrypoints: [join(ROOT, "server.ts")],
+    entrypoints: [join(ROOT, "src/entry/server.ts")],
     target: "bun",
     compile: { outfile },
     // Precompiled bytecode: the binary starts in ~100 ms instead of ~175 ms (npm run bench).
@@ -77,7 +77,7 @@ export async function buildBinary(outfile: string): Promise<{ outfile: string; b
     format: "esm",
     plugins: [textImportsPlugin(findTextImports())],
     files: {
-      [join(ROOT, "web/embedded-files.ts")]:
+      [join(ROOT, "src/lib/embedded-files.ts")]:
         `export const EMBEDDED_FILES: Readonly<Record<string, string>> | null = ${JSON.stringify(embedded)};\n`,
     },
   });

@@ -16,10 +16,10 @@
  * Usage: npm run fuzz -- [--runs N] [--seed S]   (default: 20,000 runs, a random seed, printed)
  */
 import fc from "fast-check";
-import { API_ERROR_STATUS } from "../payjs/codes";
-import { TEST_BANK, TEST_CARDS } from "../processor/test-data";
-import { EVENT_NAMES } from "../lib/events";
-import { BANK, CARD, setup, type TestContext } from "../tests/helpers";
+import { API_ERROR_STATUS } from "../packages/rules/codes";
+import { TEST_BANK, TEST_CARDS } from "../packages/rules/test-data";
+import { EVENT_NAMES } from "../src/domain/events";
+import { BANK, CARD, setup, type TestContext } from "../tests/support/app";
 
 export interface FuzzFailure {
   request: string;

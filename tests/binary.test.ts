@@ -9,11 +9,11 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBinary } from "../scripts/build";
-import { banner } from "../server";
-import { DEFAULT_CONFIG } from "../config";
-import { CARD } from "./helpers";
-import { runToExit, startServer, type Running } from "./cli/process";
-import { HAS_CHROMIUM, launchBrowser } from "./e2e/browser";
+import { banner } from "../src/entry/server";
+import { DEFAULT_CONFIG } from "../src/lib/config";
+import { CARD } from "./support/app";
+import { runToExit, startServer, type Running } from "./support/process";
+import { HAS_CHROMIUM, launchBrowser } from "./support/browser";
 import pkg from "../package.json";
 
 const API_KEY = "sandbox_api_key";

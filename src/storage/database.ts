@@ -1,22 +1,17 @@
 /**
- * The storage API both dialects implement (SQLite through bun:sqlite, PostgreSQL through Bun.sql).
- * Repositories write portable SQL with the `sql` tag and run it on an {@link Executor}: the
- * {@link Database} itself, or the `tx` of a unit of work. Where a statement must differ, a
- * repository branches on `db.dialect`.
- *
- * Conventions that keep one statement valid in both dialects:
- * - parameters are strings, numbers (integers for cents, counts and 0/1 flags) or null;
- * - timestamps are TEXT 'YYYY-MM-DD HH:MM:SS' in UTC;
- * - rows come back as plain objects whose integer columns are JS numbers;
- * - upserts use `INSERT ... ON CONFLICT (...) DO ...`, and `RETURNING` works in both.
+ * The storage contract every dialect implements (SQLite, the embedded default, and PostgreSQL for
+ * a shared sandbox). Services never see SQL: they call the repositories of src/storage/repositories,
+ * and the repositories run `sql` queries on whatever Executor they are handed — the Database for
+ * a single statement, or the Transaction of a unit of work. A unit of work is explicit: it is the
+ * `tx` passed in, never ambient state, so nothing depends on a call being synchronous.
  */
 
 export type Dialect = "sqlite" | "postgres";
 
-/** A parameter value: what both dialects bind the same way. */
+/** A value a query may carry: flags are integers 0/1 and money integer cents, in both dialects. */
 export type SqlValue = string | number | null;
 
-/** SQL with parameters, built by the {@link sql} tag. Nested Sql values are inlined; other values are parameters. */
+/** A piece of SQL with its parameters, from the `sql` tag. Nested Sql values are inlined. */
 export class Sql {
   constructor(
     readonly strings: readonly string[],
@@ -25,19 +20,18 @@ export class Sql {
 }
 
 /**
- * Builds a statement from a template: `${value}` becomes a parameter, `${otherSql}` is inlined.
- *
- * @example
- * sql`SELECT * FROM merchants WHERE id = ${id} ${limit ? sql`LIMIT ${limit}` : sql``}`
+ * Builds a query: every `${value}` becomes a parameter, except an Sql (a fragment from `sql`,
+ * `sql.raw` or `sql.join`), which is inlined.
+ * @example sql`SELECT * FROM customers WHERE merchant_id = ${merchantId} ${limit ? sql`LIMIT ${limit}` : sql``}`
  */
 export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
-  return new Sql([...strings], values);
+  return new Sql(strings, values);
 }
 
-/** Fixed SQL text (identifiers, keywords, ORDER BY clauses chosen from a list): never user input. */
+/** Text inlined as it is: table or column names and keywords chosen from a fixed list, never input. */
 sql.raw = (text: string): Sql => new Sql([text], []);
 
-/** Joins fragments with a separator, e.g. a list of conditions with " AND ". */
+/** Fragments joined by a separator (", " by default). */
 sql.join = (parts: readonly Sql[], separator = ", "): Sql => {
   if (parts.length === 0) return new Sql([""], []);
   const strings: string[] = [""];
@@ -50,70 +44,72 @@ sql.join = (parts: readonly Sql[], separator = ", "): Sql => {
   return new Sql(strings, values);
 };
 
-/** The statement text for a dialect ("?" placeholders for SQLite, "$1", "$2", ... for PostgreSQL) and its parameters. */
-export function renderSql(q: Sql, dialect: Dialect): { text: string; values: SqlValue[] } {
+export interface RenderedSql {
+  text: string;
+  values: SqlValue[];
+}
+
+/** The query text with the dialect's placeholders ("?" or "$1"), and its parameters in order. */
+export function renderSql(query: Sql, dialect: Dialect): RenderedSql {
   const values: SqlValue[] = [];
   let text = "";
-  const walk = (part: Sql) => {
-    part.strings.forEach((chunk, index) => {
-      text += chunk;
-      if (index >= part.values.length) return;
-      const value = part.values[index];
-      if (value instanceof Sql) {
-        walk(value);
-        return;
+  const walk = (q: Sql) => {
+    q.strings.forEach((part, index) => {
+      text += part;
+      if (index >= q.values.length) return;
+      const value = q.values[index];
+      if (value instanceof Sql) walk(value);
+      else {
+        values.push(parameter(value));
+        text += dialect === "postgres" ? `$${values.length}` : "?";
       }
-      values.push(checkValue(value, values.length + 1));
-      text += dialect === "postgres" ? `$${values.length}` : "?";
     });
   };
-  walk(q);
+  walk(query);
   return { text, values };
 }
 
-function checkValue(value: unknown, position: number): SqlValue {
-  if (value === null || typeof value === "string") return value;
-  if (typeof value === "number") {
-    if (!Number.isFinite(value))
-      throw new TypeError(`SQL parameter ${position}: expected a finite number, got ${value}`);
-    return value;
-  }
-  const got = value === undefined ? "undefined" : typeof value === "object" ? value.constructor?.name : typeof value;
-  throw new TypeError(
-    `SQL parameter ${position}: expected a string, a number or null, got ${got}` +
-      (typeof value === "boolean" ? " (flags are 0 or 1)" : ""),
-  );
+function parameter(value: unknown): SqlValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string" || typeof value === "number") return value;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  throw new TypeError(`a SQL parameter must be a string, a number or null, not ${typeof value}`);
 }
 
-/** Runs statements. The Database itself, or the `tx` of a unit of work. */
+/** What a statement changed. */
+export interface RunResult {
+  changes: number;
+}
+
+/** Runs statements: the Database itself (each statement on its own) or a Transaction. */
 export interface Executor {
   readonly dialect: Dialect;
-  all<T>(q: Sql): Promise<T[]>;
-  get<T>(q: Sql): Promise<T | undefined>;
-  run(q: Sql): Promise<{ changes: number }>;
+  all<T>(query: Sql): Promise<T[]>;
+  get<T>(query: Sql): Promise<T | undefined>;
+  run(query: Sql): Promise<RunResult>;
 }
 
-/** The executor of a unit of work: its own `transaction()` is a savepoint inside it. */
+/** A unit of work in progress. Everything in it must use it, never the Database. */
 export interface Transaction extends Executor {
-  /** A savepoint: rolls back only its own writes (and rethrows) when `work` throws. */
+  /** A nested unit (a savepoint): a throw undoes only what it wrote, then rethrows. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
 export interface Database extends Executor {
-  /**
-   * One unit of work: commits when `work` resolves, rolls back (and rethrows) when it throws.
-   * Everything inside must use `tx`, never the Database. Nested calls on tx are savepoints.
-   */
+  /** One unit of work: committed when `work` resolves, rolled back (and rethrown) when it throws. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
-  /** Resolves once every write acknowledged so far is durable (SQLite group commit; PG: at once). */
+  /**
+   * Resolves once every write acknowledged so far is durable, and rejects when the commit that
+   * held them failed (SQLite's group commit shares one commit between concurrent requests).
+   */
   settled(): Promise<void>;
   close(): Promise<void>;
 }
 
-/**
- * A write broke a unique constraint (both dialects). On PostgreSQL the statement also aborts the
- * surrounding transaction: catch it outside the unit of work, or around a nested `tx.transaction`.
- */
+/** Thrown by every dialect when an INSERT or UPDATE breaks a unique constraint. */
 export class UniqueViolation extends Error {
-  override readonly name = "UniqueViolation";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "UniqueViolation";
+  }
 }

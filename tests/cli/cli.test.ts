@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json";
-import { OPTIONS } from "../../config";
-import { FROM_SOURCES, freePort, runToExit, startServer } from "./process";
+import { OPTIONS } from "../../src/lib/config";
+import { FROM_SOURCES, freePort, runToExit, startServer } from "../support/process";
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { otherMerchant, serve, setup, type TestContext } from "../helpers";
+import { otherMerchant, serve, setup, type TestContext } from "../support/app";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let ctx: TestContext;

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, runToExit } from "../cli/process";
-import { serve, setup, type TestContext } from "../helpers";
+import { ROOT, runToExit } from "../support/process";
+import { serve, setup, type TestContext } from "../support/app";
 
-const PACKAGE_DIR = join(ROOT, "mobile");
+const PACKAGE_DIR = join(ROOT, "packages", "mobile");
 const TSC = join(ROOT, "node_modules", ".bin", "tsc");
 
 let ctx: TestContext;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PaymentApi, PaymentConfiguration, testCreditCard, type PaymentConfigurationOptions } from "paysandbox-mobile";
-import { serve, setup, type TestContext } from "../helpers";
+import { serve, setup, type TestContext } from "../support/app";
 import { proxy, type Behaviour, type Proxy } from "./proxy";
 
 let ctx: TestContext;

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { MESSAGES } from "../../payjs/messages";
-import { HAS_CHROMIUM, collectPageErrors, launchBrowser } from "../e2e/browser";
-import { serve, setup, type TestContext } from "../helpers";
+import { MESSAGES } from "../../packages/rules/messages";
+import { HAS_CHROMIUM, collectPageErrors, launchBrowser } from "../support/browser";
+import { serve, setup, type TestContext } from "../support/app";
 
 const ENTRY = join(import.meta.dir, "..", "..", "mobile", "index.ts");
 let ctx: TestContext;

@@ -16,9 +16,9 @@ import {
   type PaymentMethod,
   type TokenizeResponse,
 } from "paysandbox-mobile";
-import { MESSAGES } from "../../payjs/messages";
-import { TEST_CARDS } from "../../processor/test-data";
-import { serve, setup, type TestContext } from "../helpers";
+import { MESSAGES } from "../../packages/rules/messages";
+import { TEST_CARDS } from "../../packages/rules/test-data";
+import { serve, setup, type TestContext } from "../support/app";
 import { proxy, type Proxy } from "./proxy";
 
 let ctx: TestContext;

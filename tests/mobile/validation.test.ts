@@ -1,5 +1,5 @@
 /**
- * Client-side validation mirrors the server because both run payjs/validation.ts: for every bad
+ * Client-side validation mirrors the server because both run packages/rules/validation.ts: for every bad
  * input below, the SDK's own errors (nothing sent) equal the sandbox's errors for the same input
  * sent with validation off. Rules only the sandbox can know (test-card list, merchant AVS,
  * customer ids) come back from the server as the same typed validation error.
@@ -13,9 +13,9 @@ import {
   testBankAccount,
   testCreditCard,
 } from "paysandbox-mobile";
-import { MESSAGES } from "../../payjs/messages";
-import { LIMITS } from "../../payjs/validation";
-import { serve, setup, type TestContext } from "../helpers";
+import { MESSAGES } from "../../packages/rules/messages";
+import { LIMITS } from "../../packages/rules/validation";
+import { serve, setup, type TestContext } from "../support/app";
 import { proxy, type Proxy } from "./proxy";
 
 let ctx: TestContext;

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PaymentApi, PaymentConfiguration, WIRE_NAMES, testBankAccount, testCreditCard } from "paysandbox-mobile";
-import { TokenizeBody } from "../../api/webpayment/model";
-import { serve, setup, type TestContext } from "../helpers";
+import { TokenizeBody } from "../../src/domain/schemas/webpayment";
+import { serve, setup, type TestContext } from "../support/app";
 import { proxy, type Proxy } from "./proxy";
 
 const DOC = readFileSync(join(import.meta.dir, "..", "..", "docs", "mobile.md"), "utf8");

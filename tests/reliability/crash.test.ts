@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { API_KEY, CARD, TOKEN } from "../helpers";
+import { API_KEY, CARD, TOKEN } from "../support/app";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const CYCLES = Number(process.env.PAYSANDBOX_CRASH_CYCLES ?? 4);
@@ -27,9 +27,9 @@ afterAll(() => {
 
 const { card_number: _n, card_cvv: _c, card_exp: _e, method: _m, ...CUSTOMER } = CARD;
 
-/** Starts `bun server.ts` on the database and resolves with its URL (port read from the banner). */
+/** Starts `bun src/entry/server.ts` on the database and resolves with its URL (port read from the banner). */
 function start(): Promise<string> {
-  child = spawn(process.execPath, ["server.ts", "--port", "0", "--db", dbPath, "--quiet"], {
+  child = spawn(process.execPath, ["src/entry/server.ts", "--port", "0", "--db", dbPath, "--quiet"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

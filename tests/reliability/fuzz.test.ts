@@ -4,10 +4,10 @@
  * comes from /openapi/json, so routes added later are covered automatically. See scripts/fuzz.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../api/errors";
-import { MAX_JSON_DEPTH } from "../../api/limits";
+import { ApiError } from "../../src/domain/errors";
+import { MAX_JSON_DEPTH } from "../../src/http/limits";
 import { fuzz } from "../../scripts/fuzz";
-import { setup, tokenize } from "../helpers";
+import { setup, tokenize } from "../support/app";
 
 const SEED = 20261121;
 const RUNS = Number(process.env.PAYSANDBOX_FUZZ_RUNS ?? 2000);

@@ -1,5 +1,5 @@
 /**
- * Group commit (db/group-commit.ts, used by server.ts): concurrent requests share one SQLite commit,
+ * Group commit (src/storage/sqlite/group-commit.ts, used by src/entry/server.ts): concurrent requests share one SQLite commit,
  * no answer leaves before its writes are committed, a failing request still rolls back alone, and a
  * failed commit turns every request of its batch into a 500.
  */
@@ -8,11 +8,11 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildDeps, composeApp } from "../../app";
-import { openDatabase } from "../../db/open";
-import { GroupCommit } from "../../db/group-commit";
-import { memoryLogger } from "../../lib/logger";
-import { API_KEY, CARD, TOKEN } from "../helpers";
+import { buildDeps, composeApp } from "../../src/entry/app";
+import { openDatabase } from "../../src/storage/sqlite/open";
+import { GroupCommit } from "../../src/storage/sqlite/group-commit";
+import { memoryLogger } from "../../src/lib/logger";
+import { API_KEY, CARD, TOKEN } from "../support/app";
 
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-group-"));
 const stops: (() => void)[] = [];

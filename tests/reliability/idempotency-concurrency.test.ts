@@ -3,7 +3,7 @@
  * against a real server on loopback (not app.handle), for /charge, tokenize and the pay() steps.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { CARD, serve, setup, tokenize, type TestContext } from "../helpers";
+import { CARD, serve, setup, tokenize, type TestContext } from "../support/app";
 
 const N = 100;
 /** pay()'s extra details without the card fields: what the invoice step receives. */

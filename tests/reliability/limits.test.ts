@@ -2,9 +2,9 @@
  * --rate-limit and --chaos: the production-like limits integrators test their retries against.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { RateLimiter, bucketOf, parseRateLimit } from "../../api/limits";
-import { ConfigError, loadConfig } from "../../config";
-import { API_KEY, CARD, otherMerchant, serve, setup, tokenize, type TestContext } from "../helpers";
+import { RateLimiter, bucketOf, parseRateLimit } from "../../src/http/limits";
+import { ConfigError, loadConfig } from "../../src/lib/config";
+import { API_KEY, CARD, otherMerchant, serve, setup, tokenize, type TestContext } from "../support/app";
 
 /** A payment method made through the service, so chaos cannot interfere with the setup. */
 function methodOf(ctx: TestContext) {

@@ -3,7 +3,7 @@
  * (migration 009) instead of COUNT(*) over every row: it must always equal the real count.
  */
 import { describe, expect, test } from "bun:test";
-import { charge, otherMerchant, setup, tokenize, type TestContext } from "../helpers";
+import { charge, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
 
 const realCount = (ctx: TestContext, merchantId: string) =>
   (

@@ -8,14 +8,14 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildDeps, composeApp, startWorkers, stopWorkers } from "../../app";
-import { closeDatabase, openDatabase } from "../../db/open";
-import { memoryLogger } from "../../lib/logger";
-import { RETRY_DELAYS_MS } from "../../webhooks/policy";
-import { INTERRUPTED_MESSAGE } from "../../webhooks/dispatcher";
-import { verifyPaySandboxSignature } from "../../webhooks/verify";
-import { startReceiver, type Receiver } from "../api/webhooks-receiver";
-import { waitFor } from "../helpers";
+import { buildDeps, composeApp, startWorkers, stopWorkers } from "../../src/entry/app";
+import { closeDatabase, openDatabase } from "../../src/storage/sqlite/open";
+import { memoryLogger } from "../../src/lib/logger";
+import { RETRY_DELAYS_MS } from "../../src/domain/webhook-policy";
+import { INTERRUPTED_MESSAGE } from "../../src/services/webhooks/dispatcher";
+import { verifyPaySandboxSignature } from "../../packages/webhooks/verify";
+import { startReceiver, type Receiver } from "../support/webhook-receiver";
+import { waitFor } from "../support/app";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const API_KEY = "sandbox_api_key";
@@ -32,9 +32,9 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Starts `bun server.ts --port 0 --db <file>` and resolves with its URL from the banner. */
+/** Starts `bun src/entry/server.ts --port 0 --db <file>` and resolves with its URL from the banner. */
 async function startServer(dbPath: string): Promise<{ url: string; child: Subprocess }> {
-  const child = Bun.spawn([process.execPath, "server.ts", "--port", "0", "--db", dbPath, "--quiet"], {
+  const child = Bun.spawn([process.execPath, "src/entry/server.ts", "--port", "0", "--db", dbPath, "--quiet"], {
     cwd: ROOT,
     stdout: "pipe",
     stderr: "pipe",

@@ -4,7 +4,7 @@
  * token can call no merchant route; every body over 1 MiB is a 413.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { CARD, otherMerchant, setup, tokenize, type TestContext } from "../helpers";
+import { CARD, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
 
 interface Route {
   method: string;

@@ -12,9 +12,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startExampleServer } from "../../examples/serve";
-import { TEST_CARDS } from "../../processor/test-data";
-import { HAS_CHROMIUM, launchBrowser } from "../e2e/browser";
-import { API_KEY, CARD, TOKEN } from "../helpers";
+import { TEST_CARDS } from "../../packages/rules/test-data";
+import { HAS_CHROMIUM, launchBrowser } from "../support/browser";
+import { API_KEY, CARD, TOKEN } from "../support/app";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-audit-"));
@@ -40,7 +40,7 @@ const REFUSED_NUMBERS = ["4000056655665556", "5200828282828210", "60119811111111
 
 function start(): Promise<string> {
   // Request lines on, not --quiet: the request log is part of what is audited.
-  child = spawn(process.execPath, ["server.ts", "--port", "0", "--db", dbPath, "--log-requests"], {
+  child = spawn(process.execPath, ["src/entry/server.ts", "--port", "0", "--db", dbPath, "--log-requests"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GUARD_MESSAGES } from "../../api/guard";
-import { FROM_SOURCES, startServer, type Running } from "../cli/process";
-import { charge, setup, TOKEN, CARD, type TestContext } from "../helpers";
+import { GUARD_MESSAGES } from "../../src/http/guard";
+import { FROM_SOURCES, startServer, type Running } from "../support/process";
+import { charge, setup, TOKEN, CARD, type TestContext } from "../support/app";
 
 /** The headers Chromium sends with a top-level form POST from another site. */
 const FORM_FROM_EVIL = {

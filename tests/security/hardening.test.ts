@@ -4,9 +4,9 @@
  * customer, and money rendering of non-finite amounts.
  */
 import { describe, expect, test } from "bun:test";
-import { formatMoney } from "../../lib/money";
-import { lineItemsOf } from "../../mail/receipt";
-import { CARD, setup, tokenize } from "../helpers";
+import { formatMoney } from "../../src/domain/money";
+import { lineItemsOf } from "../../src/services/mail/receipt";
+import { CARD, setup, tokenize } from "../support/app";
 
 async function get(ctx: ReturnType<typeof setup>, path: string, headers: Record<string, string> = {}) {
   return ctx.app.handle(new Request(`http://localhost${path}`, { headers }));

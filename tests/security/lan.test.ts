@@ -8,9 +8,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MERCHANT_MESSAGES } from "../../api/merchants/service";
-import { FROM_SOURCES, runToExit, startServer, type Running } from "../cli/process";
-import { API_KEY, CARD, TOKEN, waitFor } from "../helpers";
+import { MERCHANT_MESSAGES } from "../../src/services/merchants";
+import { FROM_SOURCES, runToExit, startServer, type Running } from "../support/process";
+import { API_KEY, CARD, TOKEN, waitFor } from "../support/app";
 
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-lan-"));
 const servers: Running[] = [];

@@ -10,8 +10,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { isLoopback } from "../../api/sandbox/index";
-import { setup } from "../helpers";
+import { isLoopback } from "../../src/http/routes/sandbox";
+import { setup } from "../support/app";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -82,7 +82,7 @@ describe("a real server bound to 0.0.0.0", () => {
     dirs.push(dir);
     const child = spawn(
       process.execPath,
-      ["server.ts", "--host", "0.0.0.0", "--port", "0", "--db", join(dir, "db.sqlite"), "--quiet", ...extra],
+      ["src/entry/server.ts", "--host", "0.0.0.0", "--port", "0", "--db", join(dir, "db.sqlite"), "--quiet", ...extra],
       { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
     );
     children.push(child);

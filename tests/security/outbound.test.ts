@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { networkInterfaces } from "node:os";
-import { startSmtpReceiver, type SmtpReceiver } from "../api/smtp-receiver";
-import { startWorkers, stopWorkers } from "../../app";
-import { relayBlockedMessage } from "../../mail/mailer";
-import { targetRefusedMessage } from "../../webhooks/targets";
-import { setup, tokenize, waitFor, type TestContext } from "../helpers";
+import { startSmtpReceiver, type SmtpReceiver } from "../support/smtp-receiver";
+import { startWorkers, stopWorkers } from "../../src/entry/app";
+import { relayBlockedMessage } from "../../src/services/mail/mailer";
+import { targetRefusedMessage } from "../../src/services/webhooks/targets";
+import { setup, tokenize, waitFor, type TestContext } from "../support/app";
 
 /** This machine's first non-loopback IPv4 address, if any. */
 function lanAddress(): string | undefined {

@@ -5,9 +5,9 @@
  * cost it nothing (counted in job runs, not time).
  */
 import { describe, expect, test } from "bun:test";
-import { clockLimitMessage, LATEST_CLOCK_MS, LATEST_CLOCK_TEXT } from "../../lib/clock";
-import { SANDBOX_MESSAGES } from "../../api/sandbox/index";
-import { CARD, otherMerchant, setup, type TestContext } from "../helpers";
+import { clockLimitMessage, LATEST_CLOCK_MS, LATEST_CLOCK_TEXT } from "../../src/services/clock";
+import { SANDBOX_MESSAGES } from "../../src/http/routes/sandbox";
+import { CARD, otherMerchant, setup, type TestContext } from "../support/app";
 
 /** Tokenizes the test Visa and charges it as `merchant`. */
 async function chargeAs(ctx: TestContext, merchant: { api_key: string; web_payments_token: string }) {

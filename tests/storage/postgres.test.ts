@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { sql, UniqueViolation } from "../../src/storage/database";
 import { openPostgres, type PostgresDatabase } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
-import { openDatabase } from "../../db/open";
+import { openDatabase } from "../../src/storage/sqlite/open";
 import { describePostgres, postgresDatabase, startPostgres } from "../support/postgres";
 
 describePostgres("PostgreSQL executor", () => {

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Sandbox } from "../../testing/index";
-import { startSandbox } from "../../testing/src/index";
-import { CHROMIUM_PATH, HAS_CHROMIUM } from "../e2e/browser";
+import type { Sandbox } from "../../packages/testing/index";
+import { startSandbox } from "../../packages/testing/src/index";
+import { CHROMIUM_PATH, HAS_CHROMIUM } from "../support/browser";
 import { examplesOf, makeProject, packTarball, readExamples, removeProject, ROOT } from "./docs";
 
 const RUN_TIMEOUT_MS = 180_000;
@@ -88,11 +88,11 @@ describe("docs/testing.md", () => {
   test("the package's tarball holds the built toolkit and the sandbox it starts", () => {
     const listing = Bun.spawnSync(["tar", "-tzf", tarball]).stdout.toString().split("\n");
     for (const file of [
-      "testing/dist/index.js",
-      "testing/dist/index.cjs",
-      "testing/dist/index.d.ts",
-      "server.ts",
-      "app.ts",
+      "packages/testing/dist/index.js",
+      "packages/testing/dist/index.cjs",
+      "packages/testing/dist/index.d.ts",
+      "src/entry/server.ts",
+      "src/entry/app.ts",
     ]) {
       expect(listing).toContain(`package/${file}`);
     }

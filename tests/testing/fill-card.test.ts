@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import type { CheckoutPage, Merchant, Sandbox } from "../../testing/index";
-import { cards, fillCard, startSandbox } from "../../testing/src/index";
-import { collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../e2e/browser";
+import type { CheckoutPage, Merchant, Sandbox } from "../../packages/testing/index";
+import { cards, fillCard, startSandbox } from "../../packages/testing/src/index";
+import { collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
 
 describe.skipIf(!HAS_CHROMIUM)("fillCard()", () => {
   let browser: Browser;

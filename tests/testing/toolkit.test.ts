@@ -8,10 +8,10 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TEST_BANK, TEST_CARDS } from "../../processor/test-data";
-import type { Merchant, Sandbox } from "../../testing/index";
-import { bank, cards, startSandbox } from "../../testing/src/index";
-import { signatureHeader } from "../../webhooks/signing";
+import { TEST_BANK, TEST_CARDS } from "../../packages/rules/test-data";
+import type { Merchant, Sandbox } from "../../packages/testing/index";
+import { bank, cards, startSandbox } from "../../packages/testing/src/index";
+import { signatureHeader } from "../../packages/webhooks/signing";
 import { buildTesting } from "../../scripts/build-testing";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -94,7 +94,7 @@ describe("startSandbox()", () => {
       const script = join(mkdtempSync(join(tmpdir(), "paysandbox-attach-")), "attach.ts");
       writeFileSync(
         script,
-        `import { startSandbox } from ${JSON.stringify(join(ROOT, "testing", "src", "index.ts"))};
+        `import { startSandbox } from ${JSON.stringify(join(ROOT, "packages", "testing", "src", "index.ts"))};
          const sandbox = await startSandbox();
          const merchant = await sandbox.merchant();
          console.log(JSON.stringify({ mode: sandbox.mode, url: sandbox.url, merchant: merchant.id }));
@@ -137,7 +137,7 @@ describe("startSandbox()", () => {
     const script = join(mkdtempSync(join(tmpdir(), "paysandbox-orphan-")), "start.ts");
     writeFileSync(
       script,
-      `import { startSandbox } from ${JSON.stringify(join(ROOT, "testing", "src", "index.ts"))};
+      `import { startSandbox } from ${JSON.stringify(join(ROOT, "packages", "testing", "src", "index.ts"))};
        const sandbox = await startSandbox({ url: null });
        const self = await fetch(sandbox.url + "/_sandbox/merchants").then((r) => r.json());
        console.log(JSON.stringify({ url: sandbox.url, ok: self.length > 0 }));
@@ -169,7 +169,7 @@ describe("startSandbox()", () => {
     const script = join(mkdtempSync(join(tmpdir(), "paysandbox-forgot-")), "forgot.mjs");
     writeFileSync(
       script,
-      `import { startSandbox } from ${JSON.stringify(join(ROOT, "testing", "dist", "index.js"))};
+      `import { startSandbox } from ${JSON.stringify(join(ROOT, "packages", "testing", "dist", "index.js"))};
        const sandbox = await startSandbox({ url: null });
        console.log(sandbox.url);`,
     );

@@ -10,8 +10,8 @@ import {
   luhnValid,
   maskedFormat,
   prettyFormat,
-} from "../../payjs/card-rules";
-import { TEST_CARDS } from "../../processor/test-data";
+} from "../../packages/rules/card-rules";
+import { TEST_CARDS } from "../../packages/rules/test-data";
 
 describe("card rules", () => {
   test("every test card is detected as its brand, passes Luhn and is complete", () => {

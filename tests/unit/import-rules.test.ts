@@ -1,6 +1,7 @@
 /**
  * The import rules of .dependency-cruiser.cjs (run over the tree by `npm test`) catch what they
- * are for: a cycle, and server code imported by the browser library or the mobile SDK. Each case
+ * are for: a cycle, an import up a layer, SQL drivers outside src/storage, and server code imported
+ * by the packages (the browser library, the mobile SDK, the verifier, the toolkit). Each case
  * is a small tree in a temporary folder, cruised with the repository's own rule file.
  */
 import { describe, expect, test } from "bun:test";
@@ -33,9 +34,15 @@ function cruise(files: Record<string, string>): { status: number | null; output:
 describe("import rules", () => {
   test("a tree that keeps them passes", () => {
     const result = cruise({
-      "payjs/rules.ts": "export const RULE = 1;\n",
-      "mobile/sdk.ts": 'import { RULE } from "../payjs/rules";\nexport const SDK = RULE;\n',
-      "api/route.ts": 'import { RULE } from "../payjs/rules";\nexport const ROUTE = RULE;\n',
+      "packages/rules/codes.ts": "export const RULE = 1;\n",
+      "packages/mobile/sdk.ts": 'import { RULE } from "../rules/codes";\nexport const SDK = RULE;\n',
+      "src/lib/log.ts": "export const log = () => {};\n",
+      "src/domain/money.ts": 'import { RULE } from "../../packages/rules/codes";\nexport const money = RULE;\n',
+      "src/storage/charges.ts":
+        'import { Database } from "bun:sqlite";\nimport { money } from "../domain/money";\nexport const save = (db: Database) => money;\n',
+      "src/services/charge.ts": 'import { save } from "../storage/charges";\nexport const charge = save;\n',
+      "src/http/charge.ts": 'import { charge } from "../services/charge";\nexport const route = charge;\n',
+      "src/entry/server.ts": 'import { route } from "../http/charge";\nexport const serve = route;\n',
     });
     expect(result.output).toContain("no dependency violations found");
     expect(result.status).toBe(0);
@@ -43,19 +50,49 @@ describe("import rules", () => {
 
   test("an import cycle fails", () => {
     const result = cruise({
-      "lib/a.ts": 'import { b } from "./b";\nexport const a = () => b;\n',
-      "lib/b.ts": 'import { a } from "./a";\nexport const b = () => a;\n',
+      "src/lib/a.ts": 'import { b } from "./b";\nexport const a = () => b;\n',
+      "src/lib/b.ts": 'import { a } from "./a";\nexport const b = () => a;\n',
     });
     expect(result.output).toContain("no-circular");
     expect(result.status).not.toBe(0);
   });
 
+  test("an import up a layer fails", () => {
+    const result = cruise({
+      "src/http/deps.ts": "export const DEPS = 1;\n",
+      "src/services/charge.ts": 'import { DEPS } from "../http/deps";\nexport const X = DEPS;\n',
+      "src/domain/money.ts": 'import { X } from "../services/charge";\nexport const Y = X;\n',
+    });
+    expect(result.output).toContain("layer-services: src/services/charge.ts → src/http/deps.ts");
+    expect(result.output).toContain("layer-domain: src/domain/money.ts → src/services/charge.ts");
+    expect(result.status).not.toBe(0);
+  });
+
+  test("the http layer reaching past the services into storage fails", () => {
+    const result = cruise({
+      "src/storage/charges.ts": "export const save = 1;\n",
+      "src/http/charge.ts": 'import { save } from "../storage/charges";\nexport const X = save;\n',
+    });
+    expect(result.output).toContain("layer-http: src/http/charge.ts → src/storage/charges.ts");
+    expect(result.status).not.toBe(0);
+  });
+
+  test("a database driver outside src/storage fails", () => {
+    const result = cruise({
+      "src/services/charge.ts": 'import { Database } from "bun:sqlite";\nexport const open = () => new Database();\n',
+    });
+    expect(result.output).toContain("sql-only-in-storage: src/services/charge.ts → bun:sqlite");
+    expect(result.status).not.toBe(0);
+  });
+
   test("the browser library or the mobile SDK importing server code fails", () => {
     const result = cruise({
-      "api/errors.ts": "export const CODE = 1;\n",
-      "payjs/payjs.ts": 'import { CODE } from "../api/errors";\nexport const X = CODE;\n',
+      "src/domain/errors.ts": "export const CODE = 1;\n",
+      "packages/payjs/payjs.ts": 'import { CODE } from "../../src/domain/errors";\nexport const X = CODE;\n',
+      "packages/rules/codes.ts": 'import { X } from "../payjs/payjs";\nexport const Y = X;\n',
     });
-    expect(result.output).toContain("client-packages-stand-alone: payjs/payjs.ts → api/errors.ts");
+    expect(result.output).toContain("client-packages-stand-alone: packages/payjs/payjs.ts → src/domain/errors.ts");
+    expect(result.output).toContain("rules-stand-alone: packages/rules/codes.ts → packages/payjs/payjs.ts");
     expect(result.status).not.toBe(0);
   });
 });

@@ -5,9 +5,9 @@
  */
 import { GlobalRegistrator } from "@happy-dom/global-registrator";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { LIBRARY_MESSAGES, PayJsError } from "../../payjs/errors";
-import { decodeFrameConfig } from "../../payjs/protocol";
-import { PayJs, setSandboxBase } from "../../payjs/payjs";
+import { LIBRARY_MESSAGES, PayJsError } from "../../packages/payjs/errors";
+import { decodeFrameConfig } from "../../packages/payjs/protocol";
+import { PayJs, setSandboxBase } from "../../packages/payjs/payjs";
 
 const SANDBOX = "http://sandbox.test:7290";
 

@@ -2,9 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import { utimesSync } from "node:fs";
 import { join } from "node:path";
-import { payjsAssets } from "../../api/payjs/bundle";
-import { FRAME_CSP } from "../../api/payjs/index";
-import { otherMerchant, setup } from "../helpers";
+import { payjsAssets } from "../../src/http/payjs/bundle";
+import { FRAME_CSP } from "../../src/http/payjs/routes";
+import { otherMerchant, setup } from "../support/app";
 
 const get = (ctx: ReturnType<typeof setup>, path: string, headers: Record<string, string> = {}) =>
   ctx.app.handle(new Request(`http://localhost${path}`, { headers }));
@@ -153,7 +153,7 @@ describe("bundle cache", () => {
     const development = payjsAssets({ dev: true });
     const before = await development();
     expect(await development()).toBe(before);
-    const file = join(import.meta.dir, "..", "..", "payjs", "types.ts");
+    const file = join(import.meta.dir, "..", "..", "packages", "payjs", "types.ts");
     const now = new Date();
     utimesSync(file, now, now);
     const after = await development();

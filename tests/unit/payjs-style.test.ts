@@ -3,7 +3,7 @@
  * documents, the objects pages also pass, and strings written to escape the allowlist.
  */
 import { describe, expect, test } from "bun:test";
-import { isSafeValue, sanitizeStyle, splitDeclarations, STYLE_PROPERTIES } from "../../payjs/style";
+import { isSafeValue, sanitizeStyle, splitDeclarations, STYLE_PROPERTIES } from "../../packages/payjs/style";
 
 describe("style strings as the specification types them", () => {
   test("the constructor table's example keeps every declaration", () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildAssets, SOURCE_FILES, typingsOf } from "../../api/payjs/bundle";
+import { buildAssets, SOURCE_FILES, typingsOf } from "../../src/http/payjs/bundle";
 import {
   caretAfterDigits,
   cvvState,
@@ -13,14 +13,14 @@ import {
   numberState,
   sanitizeCvv,
   sanitizeNumber,
-} from "../../payjs/card-form";
-import { API_ERROR_STATUS } from "../../payjs/codes";
-import { errorFromResponse, LIBRARY_ERROR_CODES, LIBRARY_MESSAGES, PayJsError } from "../../payjs/errors";
-import { MESSAGES } from "../../payjs/messages";
-import { decodeFrameConfig, encodeFrameConfig, isTagged, tag } from "../../payjs/protocol";
-import { sandboxBaseFromScript } from "../../payjs/payjs";
-import { validateExtraDetails, type AvsSettings } from "../../payjs/validation";
-import { TEST_CARDS } from "../../processor/test-data";
+} from "../../packages/payjs/card-form";
+import { API_ERROR_STATUS } from "../../packages/rules/codes";
+import { errorFromResponse, LIBRARY_ERROR_CODES, LIBRARY_MESSAGES, PayJsError } from "../../packages/payjs/errors";
+import { MESSAGES } from "../../packages/rules/messages";
+import { decodeFrameConfig, encodeFrameConfig, isTagged, tag } from "../../packages/payjs/protocol";
+import { sandboxBaseFromScript } from "../../packages/payjs/payjs";
+import { validateExtraDetails, type AvsSettings } from "../../packages/rules/validation";
+import { TEST_CARDS } from "../../packages/rules/test-data";
 
 describe("card number formats", () => {
   test("prettyFormat groups 4-4-4-4, Amex 4-6-5 and Diners 4-6-4", () => {
@@ -452,12 +452,12 @@ describe("bundle and typings", () => {
     expect(library).toContain("PayJs");
     expect(library.split("\n").length).toBeLessThan(5);
     expect(assets.library.gzip.byteLength + assets.frame.gzip.byteLength).toBeLessThanOrEqual(13 * 1024);
-    expect(SOURCE_FILES).toContain("validation.ts");
+    expect(SOURCE_FILES).toContain("rules/validation.ts");
   }, 30_000);
 
   test("the served typings stand alone and type-check an integrator's code, rejecting an unknown event", async () => {
     const sources = Object.fromEntries(
-      await Promise.all(SOURCE_FILES.map(async (name) => [name, await Bun.file(`payjs/${name}`).text()])),
+      await Promise.all(SOURCE_FILES.map(async (name) => [name, await Bun.file(`packages/${name}`).text()])),
     );
     const dir = mkdtempSync(join(tmpdir(), "payjs-dts-"));
     writeFileSync(join(dir, "payjs.d.ts"), typingsOf(sources));

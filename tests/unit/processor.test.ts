@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { authorize, BANK_DECLINE_MESSAGE, DECLINE_MESSAGES } from "../../processor/gateway";
-import { bankOutcome, findTestCard, TEST_CARDS } from "../../processor/test-data";
+import { authorize, BANK_DECLINE_MESSAGE, DECLINE_MESSAGES } from "../../src/domain/gateway";
+import { bankOutcome, findTestCard, TEST_CARDS } from "../../packages/rules/test-data";
 
 describe("simulated processor", () => {
   test("each brand has one approving and one declining card", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MESSAGES } from "../../payjs/messages";
-import { parseTotalCents, validateExtraDetails } from "../../payjs/validation";
+import { MESSAGES } from "../../packages/rules/messages";
+import { parseTotalCents, validateExtraDetails } from "../../packages/rules/validation";
 
 describe("shared validation rules", () => {
   test("a field two rules require is reported once", () => {

@@ -1,0 +1,57 @@
+/**
+ * Test cards and bank accounts by outcome, built from the simulated processor's own table
+ * (packages/rules/test-data.ts), so the toolkit offers exactly the numbers the sandbox accepts.
+ */
+import { TEST_BANK, TEST_CARDS, type Outcome } from "../../rules/test-data";
+import type * as Public from "../index";
+
+/** "insufficient_funds" → "insufficientFunds". */
+function camel(outcome: Outcome): string {
+  return outcome.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** A future expiry that stays valid for years of test runs: December, five years ahead. */
+function expiry(now = new Date()): { month: string; year: string; exp: string } {
+  const year = String(now.getUTCFullYear() + 5);
+  return { month: "12", year, exp: `12${year.slice(2)}` };
+}
+
+function buildCards(): typeof Public.cards {
+  const { month, year, exp } = expiry();
+  const byBrand: Record<string, Record<string, Public.TestCard>> = {};
+  for (const card of TEST_CARDS) {
+    const entry: Public.TestCard = Object.freeze({
+      number: card.number,
+      cvv: card.brand === "amex" ? "1234" : "123",
+      month,
+      year,
+      exp,
+      brand: card.brand,
+      outcome: card.outcome,
+      description: card.description,
+    });
+    (byBrand[card.brand] ??= {})[camel(card.outcome)] = entry;
+  }
+  for (const brand of Object.values(byBrand)) Object.freeze(brand);
+  return Object.freeze(byBrand) as unknown as typeof Public.cards;
+}
+
+export const cards: typeof Public.cards = buildCards();
+
+export const bank: typeof Public.bank = Object.freeze({
+  approve: Object.freeze({
+    routing: TEST_BANK.routing,
+    account: TEST_BANK.approvingAccount,
+    type: "checking",
+    holderType: "personal",
+    outcome: "approve",
+  }),
+  // Any other account at the test routing number declines (docs/contract.md §8).
+  decline: Object.freeze({
+    routing: TEST_BANK.routing,
+    account: "1234567890",
+    type: "checking",
+    holderType: "personal",
+    outcome: "decline",
+  }),
+});

@@ -1,0 +1,94 @@
+import { t } from "elysia";
+import { Nullable, NullableTimestamp, PageOf, PageQuery, Timestamp, TransactionRecord } from "./records";
+
+const Money = (description: string) => t.Number({ description });
+
+/**
+ * A deposit batch: the real service's deposit report fields (batch_id, display_batch_id,
+ * batched_at, last_transaction, count, sum, avg, min, max, std, fees) and the sandbox's
+ * reconciliation fields (gross, refunds, net, the deposit's dates).
+ */
+export const DepositRecord = t.Object(
+  {
+    id: t.String(),
+    batch_id: t.String({ description: "The batch_id on every transaction of this deposit" }),
+    display_batch_id: t.String({
+      description: "CARD-YYYYMMDD or ACH-YYYYMMDD: the method and the day the batch closed",
+    }),
+    batched_at: Timestamp,
+    last_transaction: NullableTimestamp,
+    method: t.Union([t.Literal("card"), t.Literal("bank")]),
+    settled_at: t.String({ description: "When the batch closed (a midnight UTC): its transactions' settled_at" }),
+    deposit_date: t.String({ description: "YYYY-MM-DD the deposit lands" }),
+    deposited_at: t.Union([t.String(), t.Null()], { description: "When it landed; null while pending" }),
+    count: t.Integer({ description: "Transactions in the batch: sales and refunds" }),
+    sum: Money("Sum of the batch's amounts, refunds negative: gross − refunds"),
+    avg: Money("Mean amount (refunds negative), rounded to the cent"),
+    min: Money("Smallest amount (a refund counts negative)"),
+    max: Money("Largest amount"),
+    std: Money("Population standard deviation of the amounts, rounded to the cent"),
+    gross: Money("Sum of the sales (charges and captures)"),
+    refunds: Money("Sum of the refunds that settled in this batch"),
+    fees: Money("Sum of the per-sale fees (card 2.9% + 0.30, ACH 0.8% capped at 5.00; none on refunds)"),
+    net: Money("gross − refunds − fees; negative when refunds outweigh sales"),
+    created_at: t.String(),
+  },
+  { title: "Deposit", description: "A settlement batch and its deposit" },
+);
+
+/** The real service's deposit-detail fields, added to each transaction of a batch. */
+export const DepositDetailFields = t.Object(
+  {
+    display_batch_id: t.String(),
+    batched_at: Timestamp,
+    transaction_id: t.String({ description: "The transaction's id (the same as id)" }),
+    fees: Money("The processing fee this transaction paid (the same as fee)"),
+    card_type: Nullable(t.String({ description: "visa, mastercard, …; null for bank" })),
+    customer_firstname: t.String(),
+    customer_lastname: t.String(),
+    customer_email: t.String(),
+    customer_company: t.String(),
+    fee: Money("The processing fee this transaction paid in the batch"),
+    net: Money("What it adds to the deposit: total − fee for a sale, −total for a refund"),
+  },
+  { title: "DepositDetailFields" },
+);
+
+/** One transaction of a batch: the transaction record plus the deposit-detail fields. */
+export const DepositDetailItem = t.Composite([TransactionRecord, DepositDetailFields], { title: "DepositDetail" });
+
+export const DateParam = t.String({
+  pattern: "^\\d{4}-\\d{2}-\\d{2}$",
+  description: "YYYY-MM-DD (UTC), inclusive",
+});
+
+/** Query members the real service's clients send that the sandbox accepts and ignores (dates are UTC). */
+const CLIENT_EXTRAS = {
+  timezone: t.Optional(t.String({ description: "Accepted and ignored: dates are UTC" })),
+  timezoneOffset: t.Optional(t.String({ description: "Accepted and ignored: dates are UTC" })),
+};
+
+export const DepositQuery = t.Object({
+  ...PageQuery,
+  startDate: t.Optional(DateParam),
+  endDate: t.Optional(DateParam),
+  ...CLIENT_EXTRAS,
+});
+
+export const DepositDetailQuery = t.Object({
+  ...PageQuery,
+  batch_id: t.Optional(t.String({ minLength: 1, description: "One batch (pending or landed)" })),
+  startDate: t.Optional(DateParam),
+  endDate: t.Optional(DateParam),
+  ...CLIENT_EXTRAS,
+});
+
+export const DepositPage = PageOf(DepositRecord);
+/** depositDetail?batch_id=: that batch's rows and its deposit. */
+export const DepositBatchDetailPage = t.Composite([PageOf(DepositDetailItem), t.Object({ deposit: DepositRecord })], {
+  title: "DepositBatchDetailPage",
+});
+/** depositDetail?startDate=&endDate=: the rows of every deposit /query/deposit lists for that range. */
+export const DepositDetailPage = t.Union([DepositBatchDetailPage, PageOf(DepositDetailItem)], {
+  title: "DepositDetailResponse",
+});

@@ -1,0 +1,135 @@
+import { t } from "elysia";
+import { CustomerRecord, ErrorBody, Meta, TransactionRecord } from "./records";
+
+const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
+const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+const Str = (description?: string) => t.Optional(t.String(description ? { description } : {}));
+
+export const INVOICE_STATUSES = [
+  "DRAFT",
+  "PAID",
+  "ATTEMPTED",
+  "PARTIALLY_REFUNDED",
+  "REFUNDED",
+  "VOIDED",
+  "DELETED",
+] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** The invoice record of docs/contract.md §6 (the result of pay()). */
+export const InvoiceRecord = t.Object(
+  {
+    id: t.String(),
+    customer_id: t.String(),
+    customer: CustomerRecord,
+    payment_method_id: t.Union([t.String(), t.Null()], {
+      description: "The method that paid it; null until paid or attempted",
+    }),
+    child_transactions: t.Array(TransactionRecord, {
+      description: "Transactions made for this invoice: the paying charge first, then earlier failed attempts",
+    }),
+    status: t.UnionEnum(INVOICE_STATUSES, {
+      description: "DRAFT, PAID, ATTEMPTED (the last attempt failed), PARTIALLY_REFUNDED, REFUNDED, VOIDED, DELETED",
+    }),
+    total: t.Number(),
+    total_paid: t.Number({ description: "What the customer paid and kept paid (refunds and voids taken off)" }),
+    balance_due: t.Number(),
+    is_partial_payment_enabled: t.Boolean(),
+    is_webpayment: t.Boolean({ description: "true for invoices made by pay()" }),
+    is_merchant_present: t.Union([t.Boolean(), t.Null()]),
+    payment_attempt_failed: t.Boolean(),
+    payment_attempt_message: t.String({ description: "The decline message of the last failed attempt, else empty" }),
+    meta: Meta,
+    url: t.String({ description: "The hosted invoice address prefix; the invoice is at url + id" }),
+    schedule_id: t.Union([t.String(), t.Null()]),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    invoice_date_at: Timestamp,
+    paid_at: NullableTimestamp,
+    due_at: NullableTimestamp,
+    sent_at: NullableTimestamp,
+    viewed_at: NullableTimestamp,
+    deleted_at: NullableTimestamp,
+  },
+  { title: "Invoice" },
+);
+export type InvoiceRecord = typeof InvoiceRecord.static;
+
+export const InvoiceDeclinedBody = t.Object(
+  {
+    message: t.String(),
+    code: t.Literal("payment_declined"),
+    invoice: InvoiceRecord,
+  },
+  { title: "InvoicePaymentDeclined", description: "402: the processor declined; the invoice shows the failed attempt" },
+);
+
+const Total = t.Union([t.Number(), t.String()], {
+  description: "Amount in dollars: > 0, at most two decimals; a number or a numeric string",
+  examples: [10.5, "10.50"],
+});
+
+/** Fields shared by both ways of creating an invoice. Rules live in packages/rules/validation.ts. */
+const invoiceFields = {
+  total: Total,
+  meta: t.Optional(Meta),
+  url: Str("Hosted invoice address prefix (default {public_url}/hosted/invoice/)"),
+  send_receipt: t.Optional(t.Boolean({ description: "E-mail a receipt on every payment attempt (default true)" })),
+  email: Str("Where receipts go (default: the customer's e-mail)"),
+};
+
+/** POST /webpayment/{token}/invoice: pay()'s extraDetails without card or bank fields. */
+export const PublicInvoiceBody = t.Object(
+  {
+    payment_method_id: t.String({ description: "The id tokenize returned" }),
+    invoice_id: Str(
+      "An open (DRAFT or ATTEMPTED) invoice of the merchant to pay instead of creating one: the hosted payment page passes pay({invoice_id}). `total` must equal its balance due; its customer, meta and url stay.",
+    ),
+    customer_id: Str("An existing customer of the merchant; the payment method's customer otherwise"),
+    ...invoiceFields,
+    firstname: Str(),
+    lastname: Str(),
+    phone: Str(),
+    company: Str(),
+    address_1: Str(),
+    address_2: Str(),
+    address_city: Str(),
+    address_state: Str(),
+    address_zip: Str(),
+    address_country: Str(),
+  },
+  { title: "WebPaymentInvoiceRequest" },
+);
+export type PublicInvoiceBody = typeof PublicInvoiceBody.static;
+
+/** POST /invoice (merchant). */
+export const InvoiceBody = t.Object(
+  {
+    customer_id: t.String({ description: "The customer the invoice is for" }),
+    ...invoiceFields,
+    payment_method_id: Str("A payment method of the merchant to remember on the invoice"),
+    is_partial_payment_enabled: t.Optional(t.Boolean()),
+    due_at: Str("YYYY-MM-DD or YYYY-MM-DD HH:MM:SS"),
+  },
+  { title: "InvoiceRequest" },
+);
+export type InvoiceBody = typeof InvoiceBody.static;
+
+export const PayInvoiceBody = t.Object(
+  {
+    payment_method_id: t.String({ description: "A payment method of the merchant" }),
+  },
+  { title: "PayInvoiceRequest" },
+);
+
+export const InvoiceIdParams = t.Object({ id: t.String() });
+export const PublicInvoiceParams = t.Object({ token: t.String(), id: t.String() });
+
+export const InvoiceListQuery = {
+  status: t.Optional(t.String({ description: "One of the invoice statuses" })),
+  customer_id: t.Optional(t.String()),
+  startDate: t.Optional(t.String({ description: "created on or after (YYYY-MM-DD)" })),
+  endDate: t.Optional(t.String({ description: "created on or before (YYYY-MM-DD)" })),
+};
+
+export { ErrorBody };

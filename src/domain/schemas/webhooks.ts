@@ -1,0 +1,102 @@
+import { t } from "elysia";
+import { EVENT_NAMES } from "../events";
+import { MAX_ATTEMPTS } from "../webhook-policy";
+
+const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
+const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+
+export const WebhookBody = t.Object(
+  {
+    target_url: t.String({
+      description: "http(s) URL that receives a POST per event",
+      examples: ["https://example.com/hooks"],
+    }),
+    event: t.String({ description: `one of ${EVENT_NAMES.join(", ")}, or * for every event`, examples: ["*"] }),
+  },
+  { title: "WebhookRequest" },
+);
+export type WebhookBody = typeof WebhookBody.static;
+
+export const WebhookUpdateBody = t.Object(
+  {
+    target_url: t.Optional(t.String({ description: "a new http(s) URL" })),
+    event: t.Optional(t.String({ description: `one of ${EVENT_NAMES.join(", ")}, or *` })),
+    disabled: t.Optional(
+      t.Boolean({
+        description: "true: receive nothing new (pending deliveries wait); false: receive again and send what waited",
+      }),
+    ),
+  },
+  { title: "WebhookUpdateRequest" },
+);
+export type WebhookUpdateBody = typeof WebhookUpdateBody.static;
+
+export const WebhookRecord = t.Object(
+  {
+    id: t.String(),
+    target_url: t.String(),
+    event: t.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    disabled_at: t.Union([Timestamp, t.Null()], { description: "set while the webhook is disabled" }),
+    deleted_at: NullableTimestamp,
+  },
+  { title: "Webhook" },
+);
+export type Webhook = typeof WebhookRecord.static;
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "cancelled"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+const Status = (description?: string) =>
+  t.Union([t.Literal("pending"), t.Literal("delivered"), t.Literal("failed"), t.Literal("cancelled")], {
+    description,
+  });
+
+export const AttemptRecord = t.Object(
+  {
+    attempt: t.Integer({ description: "1-based attempt number" }),
+    started_at: Timestamp,
+    success: t.Boolean({ description: "the receiver answered 2xx" }),
+    status_code: t.Union([t.Integer(), t.Null()], { description: "null when no HTTP answer came (timeout, refused)" }),
+    latency_ms: t.Union([t.Integer(), t.Null()], { description: "null while the request is out" }),
+    response_snippet: t.Union([t.String(), t.Null()], { description: "the start of the receiver's answer" }),
+    request_headers: t.Record(t.String(), t.String(), { description: "the headers sent, signature included" }),
+    response_headers: t.Union([t.Record(t.String(), t.String()), t.Null()], {
+      description: "the headers of the receiver's answer; null when none came",
+    }),
+    error: t.Union([t.String(), t.Null()]),
+  },
+  { title: "WebhookAttempt" },
+);
+
+export const DeliveryRecord = t.Object(
+  {
+    id: t.String({ description: "also sent as PaySandbox-Delivery-Id" }),
+    webhook_id: t.String(),
+    target_url: t.String(),
+    event: t.String(),
+    record_id: t.String({ description: "id of the record the event is about" }),
+    status: Status(
+      "pending (will be sent or retried), delivered (a 2xx came back), failed (gave up), cancelled (the webhook was deleted)",
+    ),
+    attempts: t.Integer({ description: "completed attempts" }),
+    max_attempts: t.Integer({ default: MAX_ATTEMPTS }),
+    next_attempt_at: t.Union([Timestamp, t.Null()], { description: "on the merchant's sandbox clock" }),
+    last_status_code: t.Union([t.Integer(), t.Null()]),
+    last_error: t.Union([t.String(), t.Null()]),
+    delivered_at: NullableTimestamp,
+    redelivery_of: t.Union([t.String(), t.Null()], { description: "the delivery this one re-sends" }),
+    payload: t.Unknown({ description: "the body sent: the record as it was when the event happened" }),
+    attempt_log: t.Array(AttemptRecord),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: "WebhookDelivery" },
+);
+export type Delivery = typeof DeliveryRecord.static;
+
+export const DeliveryQuery = {
+  status: t.Optional(Status()),
+  event: t.Optional(t.String()),
+  record_id: t.Optional(t.String()),
+};

@@ -1,0 +1,27 @@
+import type { Database } from "bun:sqlite";
+import type { Config } from "../lib/config";
+import type { SandboxClock } from "../services/clock";
+import type { EventBus } from "../domain/events";
+import type { Logger } from "../lib/logger";
+import type { Mailer } from "../services/mail/mailer";
+import type { Worker } from "../lib/worker";
+import type { Services } from "../services";
+
+/** Everything a module needs, built once by createApp and handed to every plugin. */
+export interface AppDeps {
+  db: Database;
+  config: Config;
+  /** The base URL integrators reach this sandbox at. */
+  publicUrl: string;
+  clock: SandboxClock;
+  events: EventBus;
+  log: Logger;
+  services: Services;
+  /** The e-mail and SMS outboxes (src/services/mail/mailer.ts); relays e-mail too with --smtp. */
+  mailer: Mailer;
+  /** Background loops (the real-time clock ticker, the webhook dispatcher, ...): started by src/entry/server.ts, and by tests that need them. */
+  workers: Worker[];
+}
+
+export type { Worker } from "../lib/worker";
+export type { Services } from "../services";

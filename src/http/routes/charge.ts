@@ -1,0 +1,75 @@
+import { Elysia, t } from "elysia";
+import { runIdempotent } from "../../services/idempotency";
+import { parseTotalCents, validateMeta } from "../../../packages/rules/validation";
+import { idempotencyKeyOf, merchantAuth } from "../auth";
+import { rawBody } from "../raw-body";
+import type { AppDeps } from "../deps";
+import { ApiError, assertValid } from "../../domain/errors";
+import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../../domain/schemas/records";
+import { ChargeBody } from "../../domain/schemas/charge";
+
+export function chargeRoutes(deps: AppDeps) {
+  const { transactions } = deps.services;
+  return new Elysia({ tags: ["Transactions"] }).use(merchantAuth(deps)).post(
+    "/charge",
+    ({ merchant, body, headers, set, request }) => {
+      const result = runIdempotent(
+        deps.db,
+        {
+          merchantId: merchant.id,
+          scope: "POST /charge",
+          key: idempotencyKeyOf(headers, body),
+          body,
+          now: deps.clock.timestamp(merchant.id),
+        },
+        () => {
+          const total = parseTotalCents(body.total);
+          // meta is kept exactly as sent (the schema normalizer would reshape a wrong type).
+          const meta = rawBody(request).meta ?? {};
+          const errors = validateMeta(meta);
+          if ("error" in total) errors.total = [total.error];
+          assertValid(errors);
+          const totalCents = "cents" in total ? total.cents : 0;
+          if (
+            body.invoice_id !== undefined &&
+            !deps.db.query("SELECT 1 FROM invoices WHERE id = ? AND merchant_id = ?").get(body.invoice_id, merchant.id)
+          ) {
+            throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
+          }
+          const { row, record } = transactions.charge(merchant.id, {
+            paymentMethodId: body.payment_method_id,
+            totalCents,
+            preAuth: body.pre_auth ?? false,
+            meta: meta as Record<string, unknown>,
+            invoiceId: body.invoice_id ?? null,
+            source: "api",
+            isMerchantPresent: true,
+          });
+          return row.success
+            ? { status: 200, body: record }
+            : {
+                status: 402,
+                body: { message: record.message ?? "Declined.", code: "payment_declined", transaction: record },
+              };
+        },
+      );
+      set.status = result.status;
+      if (result.replayed) set.headers["idempotent-replayed"] = "true";
+      return result.body as typeof TransactionRecord.static;
+    },
+    {
+      body: ChargeBody,
+      headers: t.Object({
+        "idempotency-key": t.Optional(
+          t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
+        ),
+      }),
+      response: { 200: TransactionRecord, 402: DeclinedBody, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
+      detail: {
+        summary: "Charge a payment method",
+        description:
+          "Approved → 200 with the transaction. Declined → 402 with the failed transaction, which is kept. `pre_auth: true` authorizes only.",
+      },
+    },
+  );
+}

@@ -1,0 +1,123 @@
+import { Elysia, t } from "elysia";
+import { runIdempotent } from "../../services/idempotency";
+import { settingsOf } from "../../services/merchants";
+import { pageRequest } from "../../domain/pagination";
+import { idempotencyKeyOf, merchantAuth } from "../auth";
+import type { AppDeps } from "../deps";
+import { ReceiptService } from "../../services/mail/receipts";
+import { payInvoice } from "./invoices-pay";
+import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
+import {
+  InvoiceBody,
+  InvoiceDeclinedBody,
+  InvoiceIdParams,
+  InvoiceListQuery,
+  InvoiceRecord,
+  PayInvoiceBody,
+} from "../../domain/schemas/invoices";
+
+const IdempotencyHeaders = t.Object({
+  "idempotency-key": t.Optional(
+    t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
+  ),
+});
+
+/** The merchant's invoices (API key). */
+export function invoiceRoutes(deps: AppDeps) {
+  const { invoices } = deps.services;
+  const receipts = new ReceiptService(deps);
+  return new Elysia({ prefix: "/invoice", tags: ["Invoices"] })
+    .use(merchantAuth(deps))
+    .get(
+      "",
+      ({ merchant, query, request }) =>
+        invoices.list(
+          merchant.id,
+          { status: query.status, customerId: query.customer_id, startDate: query.startDate, endDate: query.endDate },
+          pageRequest(query),
+          request.url,
+        ),
+      {
+        query: t.Object({ ...PageQuery, ...InvoiceListQuery }),
+        response: { 200: PageOf(InvoiceRecord), ...AUTH_ERRORS },
+        detail: { summary: "List invoices (newest first)" },
+      },
+    )
+    .post(
+      "",
+      ({ merchant, body, headers, set }) => {
+        const result = runIdempotent(
+          deps.db,
+          {
+            merchantId: merchant.id,
+            scope: "POST /invoice",
+            key: idempotencyKeyOf(headers, undefined),
+            body,
+            now: deps.clock.timestamp(merchant.id),
+          },
+          () => ({
+            status: 200,
+            body: invoices.record(
+              invoices.createForMerchant(
+                merchant.id,
+                body,
+                deps.publicUrl,
+                // The merchant's custom fields apply with Advanced Customization on.
+                merchant.advanced_customization === 1 ? settingsOf(merchant).custom_fields : [],
+              ),
+            ),
+          }),
+        );
+        set.status = result.status;
+        if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        return result.body as typeof InvoiceRecord.static;
+      },
+      {
+        body: InvoiceBody,
+        headers: IdempotencyHeaders,
+        response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
+        detail: { summary: "Create an invoice for a customer (status DRAFT)" },
+      },
+    )
+    .get("/:id", ({ merchant, params }) => invoices.recordOf(merchant.id, params.id), {
+      params: InvoiceIdParams,
+      response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
+      detail: { summary: "Get an invoice with its customer and transactions" },
+    })
+    .delete("/:id", ({ merchant, params }) => invoices.delete(merchant.id, params.id), {
+      params: InvoiceIdParams,
+      response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
+      detail: {
+        summary: "Delete an unpaid invoice (soft: status DELETED, deleted_at set; still readable)",
+        description: "A paid invoice cannot be deleted (422 invalid_state): refund or void its payment.",
+      },
+    })
+    .post(
+      "/:id/pay",
+      async ({ merchant, params, body, headers, set }) => {
+        const result = await payInvoice(deps, receipts, {
+          merchantId: merchant.id,
+          invoiceId: params.id,
+          paymentMethodId: body.payment_method_id,
+          headers,
+          scope: "POST /invoice/pay",
+          source: "api",
+          isMerchantPresent: true,
+        });
+        set.status = result.status;
+        if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        return result.body;
+      },
+      {
+        params: InvoiceIdParams,
+        body: PayInvoiceBody,
+        headers: IdempotencyHeaders,
+        response: { 200: InvoiceRecord, 402: InvoiceDeclinedBody, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
+        detail: {
+          summary: "Pay an invoice's balance with a payment method",
+          description:
+            "Approved → 200 with the PAID invoice. Declined → 402 `{message, code:'payment_declined', invoice}` with the invoice ATTEMPTED.",
+        },
+      },
+    );
+}

@@ -1,0 +1,205 @@
+import { Elysia, t } from "elysia";
+import { TEST_BANK, TEST_CARDS } from "../../../packages/rules/test-data";
+import type { AppDeps } from "../deps";
+import { ApiError, notFound } from "../../domain/errors";
+import { checkLoopbackClient } from "../guard";
+import { merchantRecord, REGENERABLE_KEYS } from "../../services/merchants";
+import { ErrorBody, MerchantRecord } from "../../domain/schemas/records";
+
+export { isLoopback } from "../guard";
+
+/**
+ * Guards a plugin to loopback clients unless --allow-remote-sandbox is set (src/http/guard.ts; the
+ * app's pipeline checks /_sandbox and the dashboard paths already, this keeps each plugin's
+ * promise true wherever it is mounted). In-process requests (app.handle in tests) count as local.
+ */
+export function loopbackOnly(deps: AppDeps) {
+  return new Elysia().onBeforeHandle({ as: "scoped" }, ({ request, server }) =>
+    checkLoopbackClient(request, deps.config, server),
+  );
+}
+
+/** The merchant a sandbox control acts on: the one whose API key is sent, else the default merchant. */
+export function sandboxMerchant(deps: AppDeps, authorization: string | undefined) {
+  return authorization
+    ? deps.services.merchants.authenticateApiKey(authorization)
+    : deps.services.merchants.getDefault();
+}
+
+const Settings = t.Object({
+  avs_zip: t.Optional(t.Boolean({ description: "address_zip required and checked" })),
+  avs_street: t.Optional(t.Boolean({ description: "address_1 required and checked" })),
+  advanced_customization: t.Optional(t.Boolean({ description: "custom fields shown on invoices and e-mails" })),
+  ach_settlement_days: t.Optional(t.Integer({ minimum: 0, maximum: 10, description: "business days to settle ACH" })),
+  custom_fields: t.Optional(
+    t.Array(
+      t.Object({
+        id: t.String({ description: "required, unique; letters, digits, _ - . :" }),
+        name: t.String({ description: "the label" }),
+        placeholder: t.Optional(t.String()),
+        required: t.Optional(t.Boolean({ description: "POST /invoice must give a value (default false)" })),
+        type: t.Optional(t.String({ description: "only text" })),
+        visible: t.Optional(t.Boolean({ description: "false: merchant-facing pages only (default true)" })),
+      }),
+      { description: "Advanced Customization fields; the whole list (replaces the current one)" },
+    ),
+  ),
+  receipt_reply_to: t.Optional(t.String({ description: "Reply-To of receipt e-mails; empty for none" })),
+  receipt_cc: t.Optional(t.Array(t.String(), { description: "addresses copied on every receipt e-mail (at most 5)" })),
+  receipt_footer: t.Optional(t.String({ description: "a closing line on every receipt (at most 500 characters)" })),
+  receipt_send_declined: t.Optional(t.Boolean({ description: "e-mail a receipt for a declined pay() (default true)" })),
+});
+
+const TestCard = t.Object({ number: t.String(), brand: t.String(), outcome: t.String(), description: t.String() });
+
+/** Messages of the sandbox controls; tests compare against these. */
+export const SANDBOX_MESSAGES = {
+  merchantCap: (max: number) =>
+    `This sandbox already holds ${max} merchants, the most --max-merchants allows. Delete merchants your tests made (DELETE /_sandbox/merchants/{id}), start with a larger --max-merchants, or with --reset.`,
+  defaultMerchant: "The default merchant cannot be deleted; POST /_sandbox/reset empties it instead.",
+} as const;
+
+export function sandboxRoutes(deps: AppDeps) {
+  const { merchants } = deps.services;
+  return new Elysia({ prefix: "/_sandbox", tags: ["Sandbox control"] })
+    .use(loopbackOnly(deps))
+    .post(
+      "/merchants",
+      ({ body }) => {
+        // Bounded: every merchant is a row the dashboard lists and a key lookups may hit (docs/security.md).
+        if (merchants.countCreated() >= deps.config.maxMerchants)
+          throw new ApiError("invalid_state", SANDBOX_MESSAGES.merchantCap(deps.config.maxMerchants));
+        return merchantRecord(
+          merchants.create({ name: body?.name ?? "Test Merchant", email: body?.email, settings: body?.settings }),
+        );
+      },
+      {
+        body: t.Optional(
+          t.Object({
+            name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+            email: t.Optional(t.String()),
+            settings: t.Optional(Settings),
+          }),
+        ),
+        response: { 200: MerchantRecord, 403: ErrorBody, 422: ErrorBody },
+        detail: {
+          summary: "Create an isolated merchant with random keys (one per test suite)",
+          description:
+            "At most --max-merchants (default 1,000) besides the default merchant; past that a 422 invalid_state. Delete the ones a test made with DELETE /_sandbox/merchants/{id}.",
+        },
+      },
+    )
+    .get("/merchants", () => merchants.list().map(merchantRecord), {
+      response: { 200: t.Array(MerchantRecord), 403: ErrorBody },
+      detail: { summary: "List merchants" },
+    })
+    .delete(
+      "/merchants/:id",
+      ({ params }) => {
+        const merchant = merchants.get(params.id);
+        if (!merchant) throw notFound("Merchant");
+        if (merchant.is_default) throw new ApiError("invalid_state", SANDBOX_MESSAGES.defaultMerchant);
+        deleteMerchant(deps, merchant.id);
+        return { id: merchant.id, deleted: true };
+      },
+      {
+        params: t.Object({ id: t.String({ maxLength: 100 }) }),
+        response: {
+          200: t.Object({ id: t.String(), deleted: t.Boolean() }),
+          403: ErrorBody,
+          404: ErrorBody,
+          422: ErrorBody,
+        },
+        detail: { summary: "Delete a merchant a test made, with every record of it (not the default merchant)" },
+      },
+    )
+    .put("/merchants/:id/settings", ({ params, body }) => merchantRecord(merchants.updateSettings(params.id, body)), {
+      params: t.Object({ id: t.String() }),
+      body: Settings,
+      response: { 200: MerchantRecord, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+      detail: { summary: "Change a merchant's settings" },
+    })
+    .post(
+      "/merchants/:id/regenerate-keys",
+      ({ params, body }) => merchantRecord(merchants.regenerateKeys(params.id, body?.keys)),
+      {
+        params: t.Object({ id: t.String() }),
+        body: t.Optional(
+          t.Object({
+            keys: t.Optional(
+              t.Array(t.Union(REGENERABLE_KEYS.map((key) => t.Literal(key))), {
+                minItems: 1,
+                uniqueItems: true,
+                description: "which secrets to replace (default: api_key and web_payments_token)",
+              }),
+            ),
+          }),
+        ),
+        response: { 200: MerchantRecord, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+        detail: {
+          summary: "Replace a merchant's API key, web payments token and/or webhook signing secret",
+          description: "The old values stop working at once. The default merchant's configured keys return at restart.",
+        },
+      },
+    )
+    .get("/test-cards", () => ({ cards: [...TEST_CARDS], bank: { ...TEST_BANK } }), {
+      response: {
+        200: t.Object({
+          cards: t.Array(TestCard),
+          bank: t.Object({ routing: t.String(), approvingAccount: t.String(), description: t.String() }),
+        }),
+        403: ErrorBody,
+      },
+      detail: { summary: "The test cards and bank account, with what each does" },
+    })
+    .post(
+      "/reset",
+      ({ headers }) => {
+        const merchant = sandboxMerchant(deps, headers.authorization);
+        const deleted = resetMerchant(deps, merchant.id);
+        deps.clock.resetToRealTime(merchant.id);
+        return { deleted };
+      },
+      {
+        response: { 200: t.Object({ deleted: t.Record(t.String(), t.Integer()) }), 401: ErrorBody, 403: ErrorBody },
+        detail: {
+          summary:
+            "Delete every record of the acting merchant and put its clock back on real time (keys and settings stay)",
+        },
+      },
+    );
+}
+
+/**
+ * Deletes every row of a merchant from every table that has a merchant_id column, so tables
+ * added by later migrations are covered without a list to keep up to date.
+ */
+export function resetMerchant(deps: AppDeps, merchantId: string): Record<string, number> {
+  const { db } = deps;
+  const tables = db
+    .query<{ name: string }, []>(
+      "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT IN ('merchants', 'schema_migrations') AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'merchant_id')",
+    )
+    .all()
+    .map((row) => row.name);
+  const deleted: Record<string, number> = {};
+  db.transaction(() => {
+    db.exec("PRAGMA defer_foreign_keys = ON");
+    for (const table of tables)
+      deleted[table] = db.query(`DELETE FROM "${table}" WHERE merchant_id = ?`).run(merchantId).changes;
+  }).immediate();
+  // The webhooks are gone: the outbox must not keep sending to its cached list of them.
+  deps.services.webhooks.forget(merchantId);
+  return deleted;
+}
+
+/** Deletes a merchant and every row of it (POST /_sandbox/merchants made it; the default merchant stays). */
+export function deleteMerchant(deps: AppDeps, merchantId: string): void {
+  deps.db.transaction(() => {
+    resetMerchant(deps, merchantId);
+    deps.db.query("DELETE FROM merchants WHERE id = ? AND is_default = 0").run(merchantId);
+  })();
+  deps.clock.forget(merchantId);
+  // Its keys must stop working at once: the authentication cache may hold them.
+  deps.services.merchants.changed();
+}

@@ -1,0 +1,203 @@
+import { Elysia, t } from "elysia";
+import { runIdempotent } from "../../services/idempotency";
+import { pageRequest } from "../../domain/pagination";
+import { parseTotalCents } from "../../../packages/rules/validation";
+import { idempotencyKeyOf, merchantAuth } from "../auth";
+import type { AppDeps } from "../deps";
+import { ValidationFailed } from "../../domain/errors";
+import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery, TransactionRecord } from "../../domain/schemas/records";
+import type { Transaction } from "../../services/transactions";
+
+const DateParam = t.String({
+  pattern: "^\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2})?$",
+  description: "YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC); both ends inclusive",
+});
+
+export const TransactionQuery = t.Object({
+  ...PageQuery,
+  startDate: t.Optional(DateParam),
+  endDate: t.Optional(DateParam),
+  type: t.Optional(
+    t.Union(
+      ["charge", "pre_auth", "capture", "void", "refund"].map((v) => t.Literal(v)),
+      {
+        description:
+          "charge or pre_auth: those transactions, each with its children; capture, void or refund: those child transactions themselves (parent_id names the parent)",
+      },
+    ),
+  ),
+  success: t.Optional(t.Union([t.Literal("true"), t.Literal("false"), t.Literal("1"), t.Literal("0")])),
+  method: t.Optional(t.Union([t.Literal("card"), t.Literal("bank")])),
+  customer_id: t.Optional(t.String()),
+  keywords: t.Optional(t.String({ description: "id, last four, invoice id, or customer name/e-mail/company" })),
+  batch_id: t.Optional(t.String({ description: "transactions with a row in this settlement batch" })),
+});
+
+const IdempotencyHeaders = t.Object({
+  "idempotency-key": t.Optional(
+    t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
+  ),
+});
+const AmountBody = (what: string) =>
+  t.Optional(
+    t.Object({
+      total: t.Optional(
+        t.Union([t.Number(), t.String()], {
+          description: `${what}. Dollars: > 0, at most two decimals; a number or a numeric string`,
+          examples: [5, "5.00"],
+        }),
+      ),
+      idempotency_id: t.Optional(t.String({ description: "Same as the Idempotency-Key header" })),
+    }),
+  );
+const MONEY_RESPONSES = { 200: TransactionRecord, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody } as const;
+
+type MoneyRoute = "capture" | "void" | "refund" | "void-or-refund";
+
+export function transactionRoutes(deps: AppDeps) {
+  const { transactions } = deps.services;
+  return new Elysia({ prefix: "/transaction", tags: ["Transactions"] })
+    .use(merchantAuth(deps))
+    .get(
+      "",
+      ({ merchant, query, request }) =>
+        transactions.list(
+          merchant.id,
+          {
+            startDate: query.startDate,
+            endDate: query.endDate,
+            type: query.type,
+            success: query.success === undefined ? undefined : query.success === "true" || query.success === "1",
+            method: query.method,
+            customerId: query.customer_id,
+            keywords: query.keywords,
+            batchId: query.batch_id,
+          },
+          pageRequest(query),
+          request.url,
+        ),
+      {
+        query: TransactionQuery,
+        response: { 200: PageOf(TransactionRecord), ...AUTH_ERRORS },
+        detail: { summary: "List transactions, newest first; captures, voids and refunds appear under their parent" },
+      },
+    )
+    .get("/:id", ({ merchant, params }) => transactions.recordOf(merchant.id, params.id), {
+      params: t.Object({ id: t.String() }),
+      response: { 200: TransactionRecord, ...AUTH_ERRORS, 404: ErrorBody },
+      detail: { summary: "Get a transaction with its children" },
+    })
+    .post(
+      "/:id/capture",
+      ({ merchant, params, body, headers, set }) => {
+        const result = operate(merchant.id, "capture", params.id, body, headers);
+        if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        return result.body;
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        body: AmountBody("Amount to capture: at most the authorized total (default: all of it)"),
+        headers: IdempotencyHeaders,
+        response: MONEY_RESPONSES,
+        detail: {
+          summary: "Capture a pre_auth",
+          description:
+            "Captures a successful `pre_auth` once, for its total or less. Answers the pre_auth (now `is_captured`) with the new `capture` child. Emits update_transaction.",
+        },
+      },
+    )
+    .post(
+      "/:id/void",
+      ({ merchant, params, body, headers, set }) => {
+        const result = operate(merchant.id, "void", params.id, body, headers);
+        if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        return result.body;
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        body: AmountBody("Optional: the full amount (a void is always in full; any other amount is refused)"),
+        headers: IdempotencyHeaders,
+        response: MONEY_RESPONSES,
+        detail: {
+          summary: "Void a transaction that has not settled",
+          description:
+            "Only before settlement, always the full amount: a `void` child; the transaction is `is_voided` and never settles. After settlement, refund instead. Emits update_transaction.",
+        },
+      },
+    )
+    .post(
+      "/:id/refund",
+      ({ merchant, params, body, headers, set }) => {
+        const result = operate(merchant.id, "refund", params.id, body, headers);
+        if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        return result.body;
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        body: AmountBody("Amount to refund: at most what remains (default: all that remains)"),
+        headers: IdempotencyHeaders,
+        response: MONEY_RESPONSES,
+        detail: {
+          summary: "Refund a settled transaction",
+          description:
+            "Only after settlement (before it, void instead); partial refunds allowed, never beyond what remains. A `refund` child; `total_refunded` grows. Emits update_transaction.",
+        },
+      },
+    )
+    .post(
+      "/:id/void-or-refund",
+      ({ merchant, params, body, headers, set }) => {
+        const result = operate(merchant.id, "void-or-refund", params.id, body, headers);
+        if (result.replayed) set.headers["idempotent-replayed"] = "true";
+        return result.body;
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        body: AmountBody("Refund amount after settlement; before it, a void is always in full"),
+        headers: IdempotencyHeaders,
+        response: MONEY_RESPONSES,
+        detail: {
+          summary: "Void before settlement, refund after",
+          description: "Picks the operation the transaction's state allows. Emits update_transaction.",
+        },
+      },
+    );
+
+  /** Runs one money operation in one immediate transaction, replayable with an Idempotency-Key. */
+  function operate(
+    merchantId: string,
+    action: MoneyRoute,
+    id: string,
+    body: { total?: number | string; idempotency_id?: string } | null | undefined,
+    headers: Record<string, string | undefined>,
+  ): { body: Transaction; replayed: boolean } {
+    const result = runIdempotent(
+      deps.db,
+      {
+        merchantId,
+        scope: `POST /transaction/${id}/${action}`,
+        key: idempotencyKeyOf(headers, body),
+        body: body ?? {},
+        now: deps.clock.timestamp(merchantId),
+      },
+      () => {
+        let cents: number | undefined;
+        if (body?.total !== undefined) {
+          const parsed = parseTotalCents(body.total);
+          if ("error" in parsed) throw new ValidationFailed({ total: [parsed.error] });
+          cents = parsed.cents;
+        }
+        const row =
+          action === "capture"
+            ? transactions.capture(merchantId, id, cents)
+            : action === "void"
+              ? transactions.void(merchantId, id, cents)
+              : action === "refund"
+                ? transactions.refund(merchantId, id, cents)
+                : transactions.voidOrRefund(merchantId, id, cents);
+        return { status: 200, body: transactions.record(row) };
+      },
+    );
+    return { body: result.body as Transaction, replayed: result.replayed };
+  }
+}

@@ -1,0 +1,128 @@
+import { Elysia, t } from "elysia";
+import { pageRequest } from "../../domain/pagination";
+import { merchantAuth } from "../auth";
+import type { AppDeps } from "../deps";
+import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
+import { loopbackOnly, sandboxMerchant } from "./sandbox";
+import {
+  DeliveryQuery,
+  DeliveryRecord,
+  WebhookBody,
+  WebhookRecord,
+  WebhookUpdateBody,
+} from "../../domain/schemas/webhooks";
+
+const IdParams = t.Object({ id: t.String() });
+const NOT_FOUND = { ...AUTH_ERRORS, 404: ErrorBody };
+
+/** `/webhook`: subscriptions and their delivery log (merchant API key). */
+export function webhookRoutes(deps: AppDeps) {
+  const { webhooks } = deps.services;
+  return new Elysia({ prefix: "/webhook", tags: ["Webhooks"] })
+    .use(merchantAuth(deps))
+    .get("", ({ merchant, query, request }) => webhooks.list(merchant.id, pageRequest(query), request.url), {
+      query: t.Object(PageQuery),
+      response: { 200: PageOf(WebhookRecord), ...AUTH_ERRORS },
+      detail: { summary: "List active webhooks (newest first; deleted ones left out)" },
+    })
+    .post("", ({ merchant, body }) => webhooks.create(merchant.id, body), {
+      body: WebhookBody,
+      response: { 200: WebhookRecord, ...AUTH_ERRORS },
+      detail: {
+        summary: "Subscribe a URL to an event",
+        description:
+          'Each event is POSTed to target_url with the record as the body and the headers PaySandbox-Event-Name, PaySandbox-Delivery-Id and PaySandbox-Signature (t=<unix>,v2=<hex HMAC-SHA256(webhook_secret, "<t>.<delivery id>.<event name>.<raw body>")>; packages/webhooks/verify.ts checks it). A non-2xx answer or none within 10 s is retried 4 more times (after 10 s, 1 min, 10 min, 1 h of sandbox time).',
+      },
+    })
+    .get("/:id", ({ merchant, params }) => webhooks.record(merchant.id, params.id), {
+      params: IdParams,
+      response: { 200: WebhookRecord, ...NOT_FOUND },
+      detail: { summary: "Get a webhook (deleted ones too, with deleted_at set)" },
+    })
+    .put("/:id", ({ merchant, params, body }) => webhooks.update(merchant.id, params.id, body), {
+      params: IdParams,
+      body: WebhookUpdateBody,
+      response: { 200: WebhookRecord, ...NOT_FOUND },
+      detail: {
+        summary: "Change a webhook's target_url or event, or disable/enable it",
+        description:
+          "A disabled webhook receives nothing new; its pending deliveries wait and are sent once it is enabled again.",
+      },
+    })
+    .post("/:id/test", ({ merchant, params }) => webhooks.sendTest(merchant.id, params.id), {
+      params: IdParams,
+      body: t.Optional(t.Object({}, { title: "WebhookTestRequest", description: "nothing to send; {} or no body" })),
+      response: { 200: DeliveryRecord, ...NOT_FOUND },
+      detail: {
+        summary: "Send a test event to one webhook",
+        description:
+          "A delivery with PaySandbox-Event-Name: test and a small sample body, signed like every other, due now. 422 when the webhook is disabled or deleted.",
+      },
+    })
+    .delete("/:id", ({ merchant, params }) => webhooks.delete(merchant.id, params.id), {
+      params: IdParams,
+      response: { 200: WebhookRecord, ...NOT_FOUND },
+      detail: { summary: "Delete a webhook (soft): it receives nothing more; pending deliveries are cancelled" },
+    })
+    .get(
+      "/:id/deliveries",
+      ({ merchant, params, query, request }) => {
+        webhooks.get(merchant.id, params.id);
+        const filters = { webhookId: params.id, status: query.status, event: query.event, recordId: query.record_id };
+        return webhooks.deliveries(merchant.id, filters, pageRequest(query), request.url);
+      },
+      {
+        params: IdParams,
+        query: t.Object({ ...PageQuery, ...DeliveryQuery }),
+        response: { 200: PageOf(DeliveryRecord), ...NOT_FOUND },
+        detail: { summary: "The webhook's deliveries, newest first, each with every attempt" },
+      },
+    );
+}
+
+/** `/_sandbox/webhook-deliveries`: every delivery of the acting merchant, and redelivery. */
+export function webhookSandboxRoutes(deps: AppDeps) {
+  const { webhooks } = deps.services;
+  return new Elysia({ prefix: "/_sandbox/webhook-deliveries", tags: ["Sandbox control"] })
+    .use(loopbackOnly(deps))
+    .get(
+      "",
+      ({ headers, query, request }) => {
+        const merchant = sandboxMerchant(deps, headers.authorization);
+        const filters = {
+          webhookId: query.webhook_id,
+          status: query.status,
+          event: query.event,
+          recordId: query.record_id,
+        };
+        return webhooks.deliveries(merchant.id, filters, pageRequest(query), request.url);
+      },
+      {
+        query: t.Object({ ...PageQuery, ...DeliveryQuery, webhook_id: t.Optional(t.String()) }),
+        response: { 200: PageOf(DeliveryRecord), 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
+        detail: { summary: "Webhook deliveries of the acting merchant, newest first, with every attempt" },
+      },
+    )
+    .get(
+      "/:id",
+      ({ headers, params }) => webhooks.delivery(sandboxMerchant(deps, headers.authorization).id, params.id),
+      {
+        params: IdParams,
+        response: { 200: DeliveryRecord, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        detail: { summary: "One webhook delivery with every attempt" },
+      },
+    )
+    .post(
+      "/:id/redeliver",
+      ({ headers, params }) => webhooks.redeliver(sandboxMerchant(deps, headers.authorization).id, params.id),
+      {
+        params: IdParams,
+        response: { 200: DeliveryRecord, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+        detail: {
+          summary: "Send a delivery again",
+          description:
+            "Creates a new delivery (new PaySandbox-Delivery-Id, redelivery_of set) with the same body, due now.",
+        },
+      },
+    );
+}

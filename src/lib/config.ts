@@ -1,0 +1,355 @@
+import { isLoopbackBind } from "./net";
+
+/**
+ * One typed configuration, read once at start: documented defaults, overridden by
+ * PAYSANDBOX_* environment variables, overridden by command-line flags.
+ */
+export interface Config {
+  /** Interface to listen on. */
+  host: string;
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** SQLite file, or ":memory:". */
+  dbPath: string;
+  /** The address integrators reach the sandbox at (script tags, hosted links); derived from host and port when empty. */
+  publicUrl: string;
+  /** Relay receipts through this SMTP server as well as the outbox (smtp://host:port). */
+  smtpUrl: string;
+  /** Web payments token of the default merchant; "" = random, kept in the database (always so beyond loopback). */
+  defaultWebPaymentsToken: string;
+  /** API key of the default merchant; "" = random, kept in the database (always so beyond loopback). */
+  defaultApiKey: string;
+  /** Allow /_sandbox routes and the dashboard from non-loopback clients (--allow-remote-sandbox). */
+  allowRemote: boolean;
+  /** Extra Host names (NAME or NAME:PORT) the sandbox answers besides loopback and its own addresses. */
+  allowHost: string[];
+  /** Believe X-Forwarded-For / Forwarded / X-Forwarded-Host from the proxy in front; ignored (and distrusted) otherwise. */
+  trustProxy: boolean;
+  /** Webhook targets beyond loopback: HOST, HOST:PORT, *.DOMAIN, or * for any. */
+  webhookAllow: string[];
+  /** E-mail recipients --smtp relays to: ADDRESS, @DOMAIN, or * for any. Everything still reaches the outbox. */
+  smtpAllow: string[];
+  /** How many merchants POST /_sandbox/merchants may create in one database. */
+  maxMerchants: number;
+  /** Requests per minute for public routes per token and merchant routes per key, e.g. "10/150"; empty = off. */
+  rateLimit: string;
+  /** Fraction (0..1) of requests that fail with a 500 or stall, for testing integrator retries; 0 = off. */
+  chaos: number;
+  /** Rebuild payjs.js when its sources change. */
+  dev: boolean;
+  /** Milliseconds a webhook receiver has to answer before the attempt counts as failed. */
+  webhookTimeoutMs: number;
+  /** Errors only on stderr: no informational lines (webhook attempts, e-mail relays, request lines). */
+  quiet: boolean;
+  /**
+   * One stderr line per request (method, path, status, time). Off by default: under load a line per
+   * request was a measurable share of a charge's CPU (README "Performance"). Errors and 5xx always log.
+   */
+  logRequests: boolean;
+  /** Delete the database file before starting. */
+  reset: boolean;
+  /** Print one JSON line when listening instead of the banner, for tools that start the sandbox. */
+  readyJson: boolean;
+  /** Stop when standard input closes: the process that started the sandbox is gone. */
+  stopWithStdin: boolean;
+}
+
+export const DEFAULT_CONFIG: Config = {
+  host: "127.0.0.1",
+  port: 7290,
+  dbPath: "./.paysandbox/sandbox.sqlite",
+  publicUrl: "",
+  smtpUrl: "",
+  defaultWebPaymentsToken: "sandbox_web_payments_token",
+  defaultApiKey: "sandbox_api_key",
+  allowRemote: false,
+  allowHost: [],
+  trustProxy: false,
+  webhookAllow: [],
+  smtpAllow: [],
+  maxMerchants: 1000,
+  rateLimit: "",
+  chaos: 0,
+  dev: false,
+  webhookTimeoutMs: 10_000,
+  quiet: false,
+  logRequests: false,
+  reset: false,
+  readyJson: false,
+  stopWithStdin: false,
+};
+
+interface Option {
+  key: keyof Config;
+  flag: string;
+  env: string;
+  kind: "string" | "number" | "boolean" | "list";
+  help: string;
+  /** Older spellings still accepted. */
+  aliases?: string[];
+}
+
+export const OPTIONS: readonly Option[] = [
+  { key: "port", flag: "--port", env: "PAYSANDBOX_PORT", kind: "number", help: "TCP port (0 = any free port)" },
+  { key: "host", flag: "--host", env: "PAYSANDBOX_HOST", kind: "string", help: "interface to listen on" },
+  { key: "dbPath", flag: "--db", env: "PAYSANDBOX_DB", kind: "string", help: "SQLite file, or :memory:" },
+  {
+    key: "publicUrl",
+    flag: "--public-url",
+    env: "PAYSANDBOX_PUBLIC_URL",
+    kind: "string",
+    help: "address integrators use (default http://HOST:PORT)",
+  },
+  {
+    key: "smtpUrl",
+    flag: "--smtp",
+    env: "PAYSANDBOX_SMTP_URL",
+    kind: "string",
+    help: "also relay e-mail to smtp://host:port",
+  },
+  {
+    key: "defaultWebPaymentsToken",
+    flag: "--web-payments-token",
+    env: "PAYSANDBOX_WEB_PAYMENTS_TOKEN",
+    kind: "string",
+    help: "default merchant's web payments token",
+  },
+  {
+    key: "defaultApiKey",
+    flag: "--api-key",
+    env: "PAYSANDBOX_API_KEY",
+    kind: "string",
+    help: "default merchant's API key",
+  },
+  {
+    key: "allowRemote",
+    flag: "--allow-remote-sandbox",
+    env: "PAYSANDBOX_ALLOW_REMOTE_SANDBOX",
+    kind: "boolean",
+    help: "serve /_sandbox and the dashboard to non-loopback clients",
+    aliases: ["--allow-remote"],
+  },
+  {
+    key: "allowHost",
+    flag: "--allow-host",
+    env: "PAYSANDBOX_ALLOW_HOST",
+    kind: "list",
+    help: "also answer this Host name (NAME or NAME:PORT; repeat or comma-separate)",
+  },
+  {
+    key: "trustProxy",
+    flag: "--trust-proxy",
+    env: "PAYSANDBOX_TRUST_PROXY",
+    kind: "boolean",
+    help: "believe X-Forwarded-For/-Host and Forwarded from a proxy in front",
+  },
+  {
+    key: "webhookAllow",
+    flag: "--webhook-allow",
+    env: "PAYSANDBOX_WEBHOOK_ALLOW",
+    kind: "list",
+    help: "webhook targets beyond loopback: HOST, HOST:PORT, *.DOMAIN or *",
+  },
+  {
+    key: "smtpAllow",
+    flag: "--smtp-allow",
+    env: "PAYSANDBOX_SMTP_ALLOW",
+    kind: "list",
+    help: "recipients --smtp relays to besides reserved test domains: ADDRESS, @DOMAIN or *",
+  },
+  {
+    key: "maxMerchants",
+    flag: "--max-merchants",
+    env: "PAYSANDBOX_MAX_MERCHANTS",
+    kind: "number",
+    help: "merchants POST /_sandbox/merchants may create",
+  },
+  {
+    key: "rateLimit",
+    flag: "--rate-limit",
+    env: "PAYSANDBOX_RATE_LIMIT",
+    kind: "string",
+    help: 'requests/minute: "PUBLIC/MERCHANT", e.g. 10/150',
+  },
+  {
+    key: "chaos",
+    flag: "--chaos",
+    env: "PAYSANDBOX_CHAOS",
+    kind: "number",
+    help: "fraction of requests to fail (0..1)",
+  },
+  {
+    key: "dev",
+    flag: "--dev",
+    env: "PAYSANDBOX_DEV",
+    kind: "boolean",
+    help: "rebuild payjs.js when its sources change",
+  },
+  {
+    key: "webhookTimeoutMs",
+    flag: "--webhook-timeout-ms",
+    env: "PAYSANDBOX_WEBHOOK_TIMEOUT_MS",
+    kind: "number",
+    help: "how long a webhook receiver has to answer",
+  },
+  { key: "quiet", flag: "--quiet", env: "PAYSANDBOX_QUIET", kind: "boolean", help: "errors only on stderr" },
+  {
+    key: "logRequests",
+    flag: "--log-requests",
+    env: "PAYSANDBOX_LOG_REQUESTS",
+    kind: "boolean",
+    help: "log every request: method, path, status, time",
+  },
+  { key: "reset", flag: "--reset", env: "PAYSANDBOX_RESET", kind: "boolean", help: "start with a fresh database" },
+  {
+    key: "readyJson",
+    flag: "--ready-json",
+    env: "PAYSANDBOX_READY_JSON",
+    kind: "boolean",
+    help: "print one JSON line when listening (url, keys, pid) instead of the banner",
+  },
+  {
+    key: "stopWithStdin",
+    flag: "--stop-with-stdin",
+    env: "PAYSANDBOX_STOP_WITH_STDIN",
+    kind: "boolean",
+    help: "stop when standard input closes (the starting process is gone)",
+  },
+];
+
+export class ConfigError extends Error {}
+
+/** The documented keys of the default merchant on loopback; never used when listening beyond it. */
+export const WELL_KNOWN_KEYS = {
+  apiKey: DEFAULT_CONFIG.defaultApiKey,
+  webPaymentsToken: DEFAULT_CONFIG.defaultWebPaymentsToken,
+} as const;
+
+/** A Host allowlist entry: a DNS name or IP literal ([v6] in brackets), with an optional port. */
+const HOST_ENTRY =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+/** A webhook allowlist entry: a host as above, a *.domain wildcard, or * alone. */
+const WEBHOOK_ENTRY = /^(?:\*|\*\.[a-z0-9.-]+|[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+/** An SMTP allowlist entry: an address, @domain, or * alone. */
+const SMTP_ENTRY = /^(?:\*|@[a-z0-9.-]+\.[a-z]{2,}|[^\s@,]+@[a-z0-9.-]+\.[a-z]{2,})$/i;
+
+function convert(option: Option, raw: string): string | number | boolean | string[] {
+  if (option.kind === "list")
+    return raw
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean);
+  if (option.kind === "boolean") return !["0", "false", "no", "off", ""].includes(raw.toLowerCase());
+  if (option.kind === "number") {
+    const value = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(value)) {
+      throw new ConfigError(`${option.flag} expects a number, got "${raw}"`);
+    }
+    return value;
+  }
+  return raw;
+}
+
+/** Reads env then flags over the defaults. Unknown flags are an error. */
+export function loadConfig(argv: readonly string[], env: Record<string, string | undefined>): Config {
+  const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
+  const listFromFlags = new Set<string>();
+  const given = new Set<string>();
+  for (const option of OPTIONS) {
+    const raw = env[option.env];
+    if (raw !== undefined) {
+      config[option.key] = convert(option, raw);
+      given.add(option.key);
+    }
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg];
+    const option = OPTIONS.find((o) => o.flag === flag || o.aliases?.includes(flag!));
+    if (!option) throw new ConfigError(`unknown option ${flag} (see --help)`);
+    given.add(option.key);
+    if (option.kind === "boolean" && inline === undefined) {
+      config[option.key] = true;
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    const converted = convert(option, value);
+    // A list flag may be given several times; env values are replaced, earlier flags kept.
+    if (option.kind === "list") {
+      const seen = listFromFlags.has(option.key) ? (config[option.key] as string[]) : [];
+      listFromFlags.add(option.key);
+      config[option.key] = [...seen, ...(converted as string[])];
+    } else config[option.key] = converted;
+  }
+  const result = config as unknown as Config;
+  if (!Number.isInteger(result.port) || result.port < 0 || result.port > 65535) {
+    throw new ConfigError(`--port must be 0..65535, got ${result.port}`);
+  }
+  if (result.chaos < 0 || result.chaos > 1)
+    throw new ConfigError(`--chaos must be between 0 and 1, got ${result.chaos}`);
+  if (result.rateLimit.trim() !== "" && !/^(0|off|[1-9]\d*\s*\/\s*[1-9]\d*)$/i.test(result.rateLimit.trim()))
+    throw new ConfigError(
+      `--rate-limit expects "PUBLIC/MERCHANT" requests per minute, e.g. 10/150; got "${result.rateLimit}"`,
+    );
+  if (result.smtpUrl !== "" && !/^smtps?:\/\/[^\s/?#]+(:\d+)?\/?$/i.test(result.smtpUrl))
+    throw new ConfigError(`--smtp expects smtp://host:port (or smtps://), got "${result.smtpUrl}"`);
+  // Beyond loopback the documented keys would open the API to the whole network: the default
+  // merchant gets random keys kept in the database ("" = random), and asking for them is an error.
+  if (!isLoopbackBind(result.host)) {
+    for (const [key, flag] of [
+      ["defaultApiKey", "--api-key"],
+      ["defaultWebPaymentsToken", "--web-payments-token"],
+    ] as const) {
+      if (result[key] !== DEFAULT_CONFIG[key]) continue;
+      if (given.has(key))
+        throw new ConfigError(
+          `${flag} ${DEFAULT_CONFIG[key]} is the documented key; with --host ${result.host} the sandbox listens beyond loopback, where anyone on the network would know it. Leave ${flag} out (random keys are made and kept in the database) or choose your own.`,
+        );
+      result[key] = "";
+    }
+  }
+  if (!Number.isInteger(result.maxMerchants) || result.maxMerchants < 1)
+    throw new ConfigError(`--max-merchants must be a whole number of at least 1, got ${result.maxMerchants}`);
+  const badEntry = (flag: string, list: string[], pattern: RegExp, shape: string) => {
+    const bad = list.find((entry) => !pattern.test(entry) || Number(/:(\d+)$/.exec(entry)?.[1] ?? 1) > 65535);
+    if (bad !== undefined) throw new ConfigError(`${flag} expects ${shape}, got "${bad}"`);
+  };
+  badEntry(
+    "--allow-host",
+    result.allowHost,
+    HOST_ENTRY,
+    "a host name or IP, optionally with :PORT (e.g. myhost.local:7290)",
+  );
+  badEntry("--webhook-allow", result.webhookAllow, WEBHOOK_ENTRY, "HOST, HOST:PORT, *.DOMAIN or *");
+  badEntry("--smtp-allow", result.smtpAllow, SMTP_ENTRY, "an e-mail address, @DOMAIN or *");
+  return result;
+}
+
+/** The public base URL: the configured one, or http://host:port. */
+export function publicUrlOf(config: Config, port: number = config.port): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, "");
+  // Integrators type localhost; 127.0.0.1 is what we listen on by default.
+  const host = ["0.0.0.0", "::", "127.0.0.1"].includes(config.host) ? "localhost" : config.host;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+export function helpText(): string {
+  const lines = OPTIONS.map((o) => {
+    const flag = o.kind === "boolean" ? o.flag : `${o.flag} <${o.kind === "number" ? "n" : "value"}>`;
+    const def = DEFAULT_CONFIG[o.key];
+    const shown = def === "" || def === false || (Array.isArray(def) && def.length === 0) ? "" : ` (default ${def})`;
+    return `  ${flag.padEnd(28)} ${o.help}${shown}\n  ${"".padEnd(28)} env ${o.env}`;
+  });
+  return [
+    "paysandbox — a local sandbox of a card and ACH payment service",
+    "",
+    "Usage: npm start -- [options]     (or: paysandbox [options])",
+    "",
+    ...lines,
+    "  --help                       print this help",
+    "  --version                    print the version",
+  ].join("\n");
+}

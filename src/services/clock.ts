@@ -1,0 +1,173 @@
+import type { Database } from "bun:sqlite";
+import { formatTimestamp } from "../domain/time";
+
+/**
+ * The sandbox clock: real time plus a per-merchant offset that `POST /_sandbox/clock/advance`
+ * moves forward. Every record timestamp, settlement and retry of a merchant reads this clock.
+ */
+/** Runs the jobs due for a merchant at `now` (settlement, webhook retries). Must be synchronous. */
+export type TickListener = (merchantId: string, now: Date) => void;
+
+/**
+ * The merchants a job runner may have work for (read from an index, cheap). The real-time tick
+ * visits only these, so its cost follows merchants with pending work, not merchants.
+ */
+export type PendingMerchants = () => Iterable<string>;
+
+const DAY_MS = 86_400_000;
+
+/** No sandbox clock goes past this: later, timestamps stop being four-digit years and test cards all expire. */
+export const LATEST_CLOCK_MS = Date.UTC(2099, 11, 31, 23, 59, 59);
+/** LATEST_CLOCK_MS as the API writes timestamps. */
+export const LATEST_CLOCK_TEXT = "2099-12-31 23:59:59";
+
+/** The message of a refused advance past LATEST_CLOCK_MS. */
+export function clockLimitMessage(nowText: string, maxSeconds: number): string {
+  return `The sandbox clock goes no later than ${LATEST_CLOCK_TEXT} UTC; this merchant's clock is at ${nowText}, so advance at most ${maxSeconds} seconds (POST /_sandbox/reset brings it back to real time).`;
+}
+
+export class SandboxClock {
+  private readonly offsets = new Map<string, number>();
+  private readonly listeners: { run: TickListener; pending?: PendingMerchants }[] = [];
+  /** Job runs of real-time ticks (one per merchant and runner), for tests that bound the tick's cost. */
+  visits = 0;
+  /** Each merchant's last advance: the sandbox times it jumped from and to, and the real time it happened. */
+  private readonly jumps = new Map<string, { fromMs: number; toMs: number; realMs: number }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly realNow: () => number = Date.now,
+  ) {}
+
+  /** Milliseconds the merchant's clock is ahead of real time. */
+  offsetMs(merchantId: string): number {
+    let offset = this.offsets.get(merchantId);
+    if (offset === undefined) {
+      const row = this.db
+        .query<{ clock_offset_ms: number }, [string]>("SELECT clock_offset_ms FROM merchants WHERE id = ?")
+        .get(merchantId);
+      offset = row?.clock_offset_ms ?? 0;
+      this.offsets.set(merchantId, offset);
+    }
+    return offset;
+  }
+
+  now(merchantId: string): Date {
+    return new Date(this.realNow() + this.offsetMs(merchantId));
+  }
+
+  /** The merchant's now as a record timestamp. */
+  timestamp(merchantId: string): string {
+    return formatTimestamp(this.now(merchantId));
+  }
+
+  /** Real time, for what no merchant owns. */
+  realDate(): Date {
+    return new Date(this.realNow());
+  }
+
+  /**
+   * Moves the merchant's clock forward (never back) and runs the jobs the time crosses in time
+   * order: the clock stops at each midnight UTC on the way (the settlement boundaries) and the
+   * job runners run there, then at the new now. Returns the new now.
+   */
+  advance(merchantId: string, ms: number): Date {
+    const offset = this.offsetMs(merchantId) + Math.max(0, Math.round(ms));
+    const target = this.realNow() + offset;
+    if (target > LATEST_CLOCK_MS) {
+      throw new RangeError(
+        `expected a clock no later than ${LATEST_CLOCK_TEXT}, got ${formatTimestamp(new Date(target))}`,
+      );
+    }
+    this.jumps.set(merchantId, { fromMs: this.now(merchantId).getTime(), toMs: target, realMs: this.realNow() });
+    const firstMidnight = Math.floor(this.now(merchantId).getTime() / DAY_MS) * DAY_MS + DAY_MS;
+    // The new time is stored first: a job that fails on the way leaves the clock where it was asked
+    // to be, and what it did not run is caught up by the next tick (jobs are decided by timestamps).
+    this.db.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(offset, merchantId);
+    try {
+      for (let midnight = firstMidnight; midnight <= target; midnight += DAY_MS) {
+        this.offsets.set(merchantId, midnight - this.realNow());
+        this.tick(merchantId);
+      }
+    } finally {
+      this.offsets.set(merchantId, offset);
+    }
+    this.tick(merchantId);
+    return this.now(merchantId);
+  }
+
+  /** Whole seconds the merchant's clock may still move forward. */
+  maxAdvanceSeconds(merchantId: string): number {
+    return Math.max(0, Math.floor((LATEST_CLOCK_MS - this.now(merchantId).getTime()) / 1000));
+  }
+
+  /** Puts the merchant's clock back on real time (POST /_sandbox/reset). */
+  resetToRealTime(merchantId: string): void {
+    this.db.query("UPDATE merchants SET clock_offset_ms = 0 WHERE id = ?").run(merchantId);
+    this.offsets.set(merchantId, 0);
+    this.jumps.delete(merchantId);
+  }
+
+  /** Drops what the clock remembers of a deleted merchant. */
+  forget(merchantId: string): void {
+    this.offsets.delete(merchantId);
+    this.jumps.delete(merchantId);
+  }
+
+  /**
+   * The sandbox time at which a job due at `dueMs` runs when it runs now. Normally now; but a
+   * job the last advance jumped over runs, in sandbox time, when it fell due (plus the real time
+   * since the jump), not a day later where the jump landed — the way settlement stops at each
+   * midnight on the way. A job already overdue before the jump runs at the jump's start.
+   * Never later than now.
+   * @example clock.advance(m, 86_400_000); clock.runTime(m, dueTenSecondsAfterTheStart) // ≈ start + 10 s, not start + 1 day
+   */
+  runTime(merchantId: string, dueMs: number): Date {
+    const now = this.now(merchantId).getTime();
+    const jump = this.jumps.get(merchantId);
+    if (!jump || dueMs > jump.toMs) return new Date(now);
+    const since = Math.max(0, this.realNow() - jump.realMs);
+    return new Date(Math.min(now, Math.max(dueMs, jump.fromMs) + since));
+  }
+
+  /**
+   * Registers a job runner called on every tick; `pending` names the merchants it may have work
+   * for (without it, a real-time tick runs it for every merchant). Returns a function that removes it.
+   */
+  onTick(listener: TickListener, pending?: PendingMerchants): () => void {
+    const entry = { run: listener, pending };
+    this.listeners.push(entry);
+    return () => {
+      const at = this.listeners.indexOf(entry);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+
+  /**
+   * Runs the job runners for one merchant, or (the real-time tick) each runner for the merchants
+   * it has pending work for.
+   */
+  tick(merchantId?: string): void {
+    let everyone: string[] | undefined;
+    const all = () =>
+      (everyone ??= this.db
+        .query<{ id: string }, []>("SELECT id FROM merchants")
+        .all()
+        .map((row) => row.id));
+    // One failing job must not starve the others (or other merchants): run them all, then throw.
+    const errors: unknown[] = [];
+    for (const listener of [...this.listeners]) {
+      const ids = merchantId ? [merchantId] : listener.pending ? listener.pending() : all();
+      for (const id of ids) {
+        if (!merchantId) this.visits++;
+        try {
+          listener.run(id, this.now(id));
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+    }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} clock jobs failed`);
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * The e-mail outbox. Every message is composed once by nodemailer (its stream transport gives
+ * the raw MIME) and stored with its parsed parts; when an SMTP relay is configured (--smtp) the
+ * same bytes are also relayed, asynchronously: a relay failure is recorded on the message and
+ * never reaches the request that caused it.
+ */
+import type { Database } from "bun:sqlite";
+import type { Transporter } from "nodemailer";
+
+/** nodemailer is loaded with the first e-mail, not at start: importing it costs ~18 MB of resident memory. */
+let nodemailerModule: Promise<typeof import("nodemailer")> | undefined;
+const loadNodemailer = () => (nodemailerModule ??= import("nodemailer"));
+import type { Logger } from "../../lib/logger";
+
+export interface OutgoingEmail {
+  merchantId: string;
+  kind: "receipt" | "receipt_failed" | "transaction_receipt";
+  from: { name: string; address: string };
+  to: string;
+  /** Copies (Cc), e.g. the merchant's receipt_cc. */
+  cc?: readonly string[];
+  /** Reply-To; "" or absent for none. */
+  replyTo?: string;
+  subject: string;
+  text: string;
+  html: string;
+  invoiceId?: string | null;
+  transactionId?: string | null;
+}
+
+export interface EmailRow {
+  id: string;
+  merchant_id: string;
+  kind: string;
+  message_id: string;
+  from_address: string;
+  to_address: string;
+  /** JSON array of the Cc addresses. */
+  cc_addresses: string;
+  reply_to: string;
+  subject: string;
+  text: string;
+  html: string;
+  raw: string;
+  invoice_id: string | null;
+  transaction_id: string | null;
+  relay_status: "off" | "pending" | "sent" | "failed" | "blocked";
+  relay_error: string | null;
+  relayed_at: string | null;
+  created_at: string;
+}
+
+export interface SmsRow {
+  id: string;
+  merchant_id: string;
+  to_phone: string;
+  body: string;
+  transaction_id: string | null;
+  created_at: string;
+}
+
+/** The address receipts come from; the merchant's name is the display name. */
+export const SENDER_ADDRESS = "receipts@paysandbox.localhost";
+
+/** nodemailer options for an smtp:// or smtps:// URL, with bounded timeouts so a dead relay fails fast. */
+export function smtpOptions(url: string) {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") {
+    throw new Error(`--smtp expects smtp://host:port or smtps://host:port, got ${url}`);
+  }
+  const secure = parsed.protocol === "smtps:";
+  return {
+    host: parsed.hostname.replace(/^\[|\]$/g, ""),
+    port: parsed.port ? Number(parsed.port) : secure ? 465 : 25,
+    secure,
+    auth: parsed.username
+      ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) }
+      : undefined,
+    // Local catchers (mailpit, smtp-server) present self-signed certificates.
+    tls: { rejectUnauthorized: false },
+    connectionTimeout: 5_000,
+    greetingTimeout: 5_000,
+    socketTimeout: 10_000,
+  };
+}
+
+/** The Cc addresses a stored message went out with. */
+export function ccOf(row: Pick<EmailRow, "cc_addresses">): string[] {
+  try {
+    const list = JSON.parse(row.cc_addresses ?? "[]");
+    return Array.isArray(list) ? list.filter((a): a is string => typeof a === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Domains reserved for examples and tests (RFC 2606, RFC 6761): no real person receives mail there,
+ * so --smtp relays to them without --smtp-allow.
+ */
+const RESERVED_DOMAINS = /(^|\.)(example\.(com|net|org)|example|test|invalid|localhost)$/i;
+
+/** Why an e-mail was stored but not relayed; shown as its relay_error. */
+export function relayBlockedMessage(to: string): string {
+  return `Not relayed: ${to} is not an allowed recipient. Reserved test domains (example.com, *.test, …) are relayed; start with --smtp-allow ${to} (or @domain, or *) to relay to it.`;
+}
+
+/**
+ * Which recipients --smtp relays to: reserved test domains, and the --smtp-allow entries
+ * (ADDRESS, @DOMAIN, *). With the public web payments token anyone can make the sandbox e-mail a
+ * receipt; through a real relay that would be an open relay to any address.
+ */
+export function relayAllows(allow: readonly string[], to: string): boolean {
+  const address = to.trim().toLowerCase();
+  const domain = address.slice(address.lastIndexOf("@") + 1);
+  if (RESERVED_DOMAINS.test(domain)) return true;
+  return allow.some((entry) => {
+    const rule = entry.toLowerCase();
+    return rule === "*" || rule === address || (rule.startsWith("@") && rule.slice(1) === domain);
+  });
+}
+
+export class Mailer {
+  private composer: Transporter | null = null;
+  private relay: Transporter | null = null;
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: { smtpUrl: string; smtpAllow?: readonly string[]; log: Logger; now: () => string },
+  ) {
+    if (options.smtpUrl) smtpOptions(options.smtpUrl); // a bad URL is a start-up error, not a silent one
+  }
+
+  /**
+   * Composes and stores the message (the outbox row exists when this resolves), then starts
+   * the relay when one is configured.
+   */
+  async send(mail: OutgoingEmail): Promise<EmailRow> {
+    this.composer ??= (await loadNodemailer()).default.createTransport({
+      streamTransport: true,
+      buffer: true,
+      newline: "windows",
+    });
+    const info = await this.composer.sendMail({
+      from: mail.from,
+      to: mail.to,
+      cc: mail.cc && mail.cc.length > 0 ? [...mail.cc] : undefined,
+      replyTo: mail.replyTo || undefined,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      headers: { "X-PaySandbox-Kind": mail.kind },
+    });
+    const raw = (info.message as Buffer).toString("utf8");
+    const id = crypto.randomUUID();
+    const relay = !this.options.smtpUrl
+      ? "off"
+      : relayAllows(this.options.smtpAllow ?? [], mail.to)
+        ? "pending"
+        : "blocked";
+    this.db
+      .query(
+        `INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, cc_addresses, reply_to, subject,
+           text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        mail.merchantId,
+        mail.kind,
+        info.messageId,
+        mail.from.address,
+        mail.to,
+        JSON.stringify(mail.cc ?? []),
+        mail.replyTo ?? "",
+        mail.subject,
+        mail.text,
+        mail.html,
+        raw,
+        mail.invoiceId ?? null,
+        mail.transactionId ?? null,
+        relay,
+        relay === "blocked" ? relayBlockedMessage(mail.to) : null,
+        this.options.now(),
+      );
+    if (relay === "pending")
+      this.track(this.relayMessage(id, mail.from.address, this.recipients(mail.to, mail.cc), raw));
+    return this.get(id)!;
+  }
+
+  get(id: string): EmailRow | null {
+    return this.db.query<EmailRow, [string]>("SELECT * FROM emails WHERE id = ?").get(id);
+  }
+
+  /** Relays the stored bytes to every recipient (To and Cc: the envelope, since the raw message is sent as is). */
+  /** The envelope: the recipient, and the copies (Cc) the relay policy allows too (relayAllows). */
+  private recipients(to: string, cc: readonly string[] = []): string[] {
+    return [to, ...cc.filter((address) => relayAllows(this.options.smtpAllow ?? [], address))];
+  }
+
+  private async relayMessage(id: string, from: string, to: string[], raw: string): Promise<void> {
+    try {
+      this.relay ??= (await loadNodemailer()).default.createTransport(smtpOptions(this.options.smtpUrl));
+      await this.relay.sendMail({ envelope: { from, to }, raw });
+      this.db
+        .query("UPDATE emails SET relay_status = 'sent', relay_error = NULL, relayed_at = ? WHERE id = ?")
+        .run(this.options.now(), id);
+    } catch (error) {
+      const message = (error as Error)?.message ?? String(error);
+      this.options.log.error(`e-mail ${id}: relay to ${this.options.smtpUrl} failed: ${message}`);
+      this.db
+        // relayed_at says when the relay accepted the message; a failed relay never did.
+        .query("UPDATE emails SET relay_status = 'failed', relay_error = ?, relayed_at = NULL WHERE id = ?")
+        .run(message, id);
+    }
+  }
+
+  private track(promise: Promise<void>): void {
+    this.pending.add(promise);
+    void promise.finally(() => this.pending.delete(promise));
+  }
+
+  /** Resolves when every relay started so far has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** Stores an SMS in the SMS outbox (SMS is never relayed). */
+  sendSms(sms: { merchantId: string; to: string; body: string; transactionId?: string | null }): SmsRow {
+    const id = crypto.randomUUID();
+    this.db
+      .query("INSERT INTO sms (id, merchant_id, to_phone, body, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(id, sms.merchantId, sms.to, sms.body, sms.transactionId ?? null, this.options.now());
+    return this.db.query<SmsRow, [string]>("SELECT * FROM sms WHERE id = ?").get(id)!;
+  }
+
+  /**
+   * Relays the messages a previous run stored but had not relayed yet (the process stopped
+   * mid-relay). Returns how many it started.
+   */
+  resumePending(): number {
+    if (!this.options.smtpUrl) return 0;
+    const rows = this.db
+      .query<EmailRow, []>("SELECT * FROM emails WHERE relay_status = 'pending' ORDER BY created_at, rowid")
+      .all();
+    for (const row of rows)
+      this.track(this.relayMessage(row.id, row.from_address, this.recipients(row.to_address, ccOf(row)), row.raw));
+    return rows.length;
+  }
+
+  /**
+   * The "mailer" worker: on start, relays what a previous run left pending; on stop, waits for
+   * relays in flight and closes the SMTP pool.
+   */
+  worker() {
+    return {
+      name: "mailer",
+      start: () => {
+        this.resumePending();
+      },
+      stop: async () => {
+        await this.idle();
+        this.relay?.close();
+        this.relay = null;
+      },
+    };
+  }
+}

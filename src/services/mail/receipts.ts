@@ -1,0 +1,212 @@
+/**
+ * Receipts by e-mail and SMS: the automatic one after every pay() attempt (send_receipt), and
+ * the ones a merchant asks for with POST /transaction/{id}/receipt-email and /receipt-sms.
+ */
+import { parseJson } from "../../lib/json";
+import { safeHref } from "../../lib/html";
+import type { EmailRow } from "./mailer";
+import { SENDER_ADDRESS } from "./mailer";
+import {
+  lineItemsOf,
+  methodLabel,
+  moneyText,
+  renderHtml,
+  renderSms,
+  renderText,
+  subjectOf,
+  type ReceiptView,
+} from "./receipt";
+import { MESSAGES } from "../../../packages/rules/messages";
+import { validateCustomerFields } from "../../../packages/rules/validation";
+import type { Database } from "bun:sqlite";
+import type { Services } from "..";
+import type { Mailer } from "./mailer";
+import type { Logger } from "../../lib/logger";
+import type { SandboxClock } from "../clock";
+import type { EventBus } from "../../domain/events";
+import { ValidationFailed } from "../../domain/errors";
+import { defaultInvoiceUrl, receiptAddress, SETTLED_STATUSES, type InvoiceRow } from "../invoices";
+import { invoiceCustomFields } from "../merchant-options";
+import { settingsOf, type MerchantRow } from "../merchants";
+import type { TransactionRow } from "../transactions";
+
+const HEADINGS: Record<string, string> = {
+  charge: "Payment received",
+  capture: "Payment received",
+  pre_auth: "Payment authorized",
+  refund: "Refund issued",
+  void: "Payment voided",
+};
+
+/** The hosted payment page of an invoice. */
+export function hostedPayUrl(publicUrl: string, invoiceId: string): string {
+  return `${publicUrl.replace(/\/+$/, "")}/hosted/pay/${invoiceId}`;
+}
+
+/** What the receipts need: the records, the outbox, and the address pay links point at. */
+export interface ReceiptDeps {
+  db: Database;
+  services: Services;
+  mailer: Mailer;
+  publicUrl: string;
+  log: Logger;
+  clock: SandboxClock;
+  events: EventBus;
+}
+
+export class ReceiptService {
+  constructor(private readonly deps: ReceiptDeps) {}
+
+  private merchant(merchantId: string): MerchantRow {
+    return this.deps.services.merchants.get(merchantId)!;
+  }
+
+  /** What a receipt for this transaction (and its invoice, if any) shows. */
+  view(merchant: MerchantRow, txn: TransactionRow, invoice: InvoiceRow | null): ReceiptView {
+    const { paymentMethods } = this.deps.services;
+    const pm = paymentMethods.get(merchant.id, txn.payment_method_id);
+    const success = txn.success === 1;
+    // The invoice's details (line items, memo, ...) when there is one, else the transaction's own meta.
+    const meta = parseJson<Record<string, unknown>>(invoice?.meta ?? txn.meta, {});
+    const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
+    const settings = settingsOf(merchant);
+    const invoiceOpen = invoice !== null && !SETTLED_STATUSES.includes(invoice.status) && invoice.status !== "DELETED";
+    return {
+      merchantName: merchant.name,
+      heading: success ? (HEADINGS[txn.type] ?? "Receipt") : "Payment failed",
+      success,
+      declineMessage: success ? null : (txn.message ?? "The payment was declined."),
+      totalCents: txn.total_cents,
+      methodLabel: methodLabel(pm.method, pm.card_type),
+      lastFour: txn.last_four,
+      date: txn.created_at,
+      reference: text(meta.reference),
+      memo: text(meta.memo),
+      subtotal: moneyText(meta.subtotal),
+      tax: moneyText(meta.tax),
+      lineItems: lineItemsOf(meta),
+      // The merchant's Advanced Customization fields with the invoice's values, customer-visible ones only.
+      customFields: invoiceCustomFields(meta, merchant.advanced_customization === 1, settings.custom_fields).filter(
+        (f) => f.visible,
+      ),
+      invoiceId: invoice?.id ?? null,
+      transactionId: txn.id,
+      // The integrator's url when it is a web address, else the sandbox's own hosted invoice page.
+      invoiceLink:
+        invoice && success
+          ? safeHref(`${invoice.url}${invoice.id}`, `${defaultInvoiceUrl(this.deps.publicUrl)}${invoice.id}`)
+          : null,
+      payLink: invoice && !success && invoiceOpen ? hostedPayUrl(this.deps.publicUrl, invoice.id) : null,
+      footer: settings.receipt_footer,
+    };
+  }
+
+  private async email(
+    merchant: MerchantRow,
+    to: string,
+    view: ReceiptView,
+    kind: "receipt" | "receipt_failed" | "transaction_receipt",
+  ): Promise<EmailRow> {
+    const { receipt_reply_to: replyTo, receipt_cc: cc } = settingsOf(merchant);
+    return this.deps.mailer.send({
+      merchantId: merchant.id,
+      kind,
+      from: { name: merchant.name, address: SENDER_ADDRESS },
+      to,
+      // The merchant's receipt options: copies and where the customer's reply goes.
+      cc,
+      replyTo,
+      subject: subjectOf(view),
+      text: renderText(view),
+      html: renderHtml(view),
+      invoiceId: view.invoiceId,
+      transactionId: view.transactionId,
+    });
+  }
+
+  /**
+   * The receipt of a pay() attempt, success or failure, when the invoice has send_receipt and
+   * an e-mail address. Called after the payment committed; never throws (a receipt that cannot
+   * be composed is logged, the payment stands).
+   */
+  async afterInvoicePayment(merchantId: string, invoiceId: string): Promise<EmailRow | null> {
+    try {
+      const invoice = this.deps.services.invoices.find(merchantId, invoiceId);
+      const to = invoice ? receiptAddress(invoice) : null;
+      if (!invoice || !to) return null;
+      const txn = this.deps.db
+        .query<TransactionRow, [string, string]>(
+          "SELECT * FROM transactions WHERE invoice_id = ? AND merchant_id = ? AND parent_id IS NULL ORDER BY rowid DESC LIMIT 1",
+        )
+        .get(invoiceId, merchantId);
+      if (!txn) return null;
+      const merchant = this.merchant(merchantId);
+      // receipt_send_declined off: a declined attempt e-mails nobody.
+      if (txn.success !== 1 && !settingsOf(merchant).receipt_send_declined) return null;
+      const view = this.view(merchant, txn, invoice);
+      const row = await this.email(merchant, to, view, view.success ? "receipt" : "receipt_failed");
+      this.deps.services.invoices.markSent(merchantId, invoiceId);
+      return row;
+    } catch (error) {
+      this.deps.log.error(`receipt for invoice ${invoiceId} failed: ${(error as Error)?.stack ?? String(error)}`);
+      return null;
+    }
+  }
+
+  private transactionContext(merchantId: string, transactionId: string) {
+    const { transactions, invoices, customers } = this.deps.services;
+    const txn = transactions.get(merchantId, transactionId);
+    const parent = txn.parent_id ? transactions.find(merchantId, txn.parent_id) : null;
+    const invoiceId = txn.invoice_id ?? parent?.invoice_id ?? null;
+    const invoice = invoiceId ? invoices.find(merchantId, invoiceId) : null;
+    const customer = customers.get(merchantId, txn.customer_id);
+    return { txn, invoice, customer, merchant: this.merchant(merchantId) };
+  }
+
+  /** POST /transaction/{id}/receipt-email: to `email`, else the invoice's, else the customer's. */
+  async emailTransaction(merchantId: string, transactionId: string, email?: string) {
+    const { txn, invoice, customer, merchant } = this.transactionContext(merchantId, transactionId);
+    const to = (email ?? "").trim() || invoice?.email || customer.email;
+    if (!to) throw new ValidationFailed({ email: [MESSAGES.required("email")] });
+    const errors = validateCustomerFields({ email: to }, { requireNames: false, requireContact: false });
+    if (errors.email) throw new ValidationFailed(errors);
+    const view = this.view(merchant, txn, invoice);
+    await this.email(merchant, to, view, "transaction_receipt");
+    return this.stamp(merchantId, transactionId, "receipt_email_at");
+  }
+
+  /** POST /transaction/{id}/receipt-sms: to `phone`, else the customer's. */
+  smsTransaction(merchantId: string, transactionId: string, phone?: string) {
+    const { txn, invoice, customer, merchant } = this.transactionContext(merchantId, transactionId);
+    const to = (phone ?? "").trim() || customer.phone;
+    if (!to) throw new ValidationFailed({ phone: [MESSAGES.required("phone")] });
+    const errors = validateCustomerFields({ phone: to }, { requireNames: false, requireContact: false });
+    if (errors.phone) throw new ValidationFailed(errors);
+    const body = renderSms(this.view(merchant, txn, invoice));
+    return this.stamp(merchantId, transactionId, "receipt_sms_at", () =>
+      this.deps.mailer.sendSms({ merchantId, to, body, transactionId }),
+    );
+  }
+
+  /** Sets receipt_email_at / receipt_sms_at and emits update_transaction, in one transaction. */
+  private stamp(
+    merchantId: string,
+    transactionId: string,
+    column: "receipt_email_at" | "receipt_sms_at",
+    alongside: () => void = () => {},
+  ) {
+    const { transactions } = this.deps.services;
+    return this.deps.db
+      .transaction(() => {
+        alongside();
+        const now = this.deps.clock.timestamp(merchantId);
+        this.deps.db
+          .query(`UPDATE transactions SET ${column} = ?, updated_at = ? WHERE id = ? AND merchant_id = ?`)
+          .run(now, now, transactionId, merchantId);
+        const record = transactions.recordOf(merchantId, transactionId);
+        this.deps.events.emit({ merchantId, name: "update_transaction", record });
+        return record;
+      })
+      .immediate();
+  }
+}

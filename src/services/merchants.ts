@@ -1,0 +1,424 @@
+import type { Database, Statement } from "bun:sqlite";
+import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
+import { WELL_KNOWN_KEYS } from "../lib/config";
+import { ApiError, assertValid, notFound, ValidationFailed } from "../domain/errors";
+import type { FieldErrors } from "../../packages/rules/validation";
+import {
+  parseCustomFields,
+  parseReceiptOptions,
+  validateCustomField,
+  validateCustomFields,
+  validateReceiptOptions,
+  type CustomFieldInput,
+  type MerchantCustomField,
+  type ReceiptOptions,
+} from "./merchant-options";
+import type { SandboxClock } from "./clock";
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  email: string;
+  web_payments_token: string;
+  web_payments_token_hash: string;
+  api_key: string;
+  api_key_hash: string;
+  webhook_secret: string;
+  avs_zip: number;
+  avs_street: number;
+  advanced_customization: number;
+  ach_settlement_days: number;
+  /** JSON array of MerchantCustomField (api/merchants/options.ts). */
+  custom_fields: string;
+  /** JSON object of ReceiptOptions. */
+  receipt_options: string;
+  clock_offset_ms: number;
+  is_default: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MerchantSettings extends ReceiptOptions {
+  avs_zip: boolean;
+  avs_street: boolean;
+  advanced_customization: boolean;
+  ach_settlement_days: number;
+  /** The Advanced Customization fields every invoice of the merchant can carry. */
+  custom_fields: MerchantCustomField[];
+}
+
+/** What a settings change may hold: any subset, every value unchecked until updateSettings. */
+export type SettingsInput = Partial<Record<keyof MerchantSettings, unknown>>;
+
+export interface Merchant {
+  id: string;
+  name: string;
+  email: string;
+  web_payments_token: string;
+  api_key: string;
+  webhook_secret: string;
+  is_default: boolean;
+  settings: MerchantSettings;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The secrets regenerateKeys() can replace. */
+export const REGENERABLE_KEYS = ["api_key", "web_payments_token", "webhook_secret"] as const;
+export type RegenerableKey = (typeof REGENERABLE_KEYS)[number];
+
+export const DEFAULT_MERCHANT_NAME = "Sandbox Merchant";
+
+export const MERCHANT_MESSAGES = {
+  wellKnownRefused: (key: string) =>
+    `${key} is the documented sandbox key, and it is off: this sandbox listens beyond loopback (--host), so the default merchant has random keys. Use the ones printed at start (or GET /_sandbox/merchants from this machine).`,
+} as const;
+
+export function settingsOf(row: MerchantRow): MerchantSettings {
+  return {
+    avs_zip: row.avs_zip === 1,
+    avs_street: row.avs_street === 1,
+    advanced_customization: row.advanced_customization === 1,
+    ach_settlement_days: row.ach_settlement_days,
+    custom_fields: parseCustomFields(row.custom_fields),
+    ...parseReceiptOptions(row.receipt_options),
+  };
+}
+
+export function merchantRecord(row: MerchantRow): Merchant {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    web_payments_token: row.web_payments_token,
+    api_key: row.api_key,
+    webhook_secret: row.webhook_secret,
+    is_default: row.is_default === 1,
+    settings: settingsOf(row),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const SETTINGS_KEYS = new Set<string>([
+  "avs_zip",
+  "avs_street",
+  "advanced_customization",
+  "ach_settlement_days",
+  "custom_fields",
+  "receipt_reply_to",
+  "receipt_cc",
+  "receipt_footer",
+  "receipt_send_declined",
+]);
+
+function receiptOptionsOf(s: MerchantSettings): ReceiptOptions {
+  return {
+    receipt_reply_to: s.receipt_reply_to,
+    receipt_cc: s.receipt_cc,
+    receipt_footer: s.receipt_footer,
+    receipt_send_declined: s.receipt_send_declined,
+  };
+}
+
+/** A settings change checked and merged over `current` (the defaults when null); 422 naming every bad field. */
+function checkSettings(input: SettingsInput, current: MerchantSettings | null): MerchantSettings {
+  const base: MerchantSettings = current ?? {
+    avs_zip: false,
+    avs_street: false,
+    advanced_customization: false,
+    ach_settlement_days: 2,
+    custom_fields: [],
+    ...parseReceiptOptions("{}"),
+  };
+  const errors: FieldErrors = {};
+  for (const key of Object.keys(input)) {
+    if (!SETTINGS_KEYS.has(key)) errors[key] = [`The ${key} setting does not exist.`];
+  }
+  const next: MerchantSettings = { ...base, ...validateReceiptOptions(input, base, errors) };
+  for (const flag of ["avs_zip", "avs_street", "advanced_customization"] as const) {
+    const value = input[flag];
+    if (value === undefined) continue;
+    if (typeof value !== "boolean") errors[flag] = [`The ${flag} setting must be true or false.`];
+    else next[flag] = value;
+  }
+  if (input.ach_settlement_days !== undefined) {
+    const days = input.ach_settlement_days;
+    if (typeof days !== "number" || !Number.isInteger(days) || days < 0 || days > 10) {
+      errors.ach_settlement_days = ["ACH settlement days must be a whole number from 0 to 10."];
+    } else next.ach_settlement_days = days;
+  }
+  if (input.custom_fields !== undefined) next.custom_fields = validateCustomFields(input.custom_fields, errors);
+  if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+  return next;
+}
+
+const keyInUse = () =>
+  new ApiError("validation_error", "That key is already in use by another merchant.", {
+    errors: { api_key: ["That key is already in use by another merchant."] },
+  });
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Merchants, their keys and settings; authentication of API keys and web payments tokens. */
+export class MerchantService {
+  /**
+   * Merchants by the SHA-256 of their API key and of their web payments token: every authenticated
+   * request resolves its merchant here instead of with a SELECT (README "Performance"). Only hits
+   * are kept, so unknown keys cannot grow it. Every write to a merchant goes through this service
+   * and empties both maps (`changed()`), so a changed key or setting is seen by the next request.
+   */
+  private readonly byApiKeyHash = new Map<string, MerchantRow>();
+  private readonly byTokenHash = new Map<string, MerchantRow>();
+  private readonly byId: Statement<MerchantRow, [string]>;
+  private readonly byApiKeyHashQuery: Statement<MerchantRow, [string]>;
+  private readonly byTokenHashQuery: Statement<MerchantRow, [string]>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: SandboxClock,
+  ) {
+    this.byId = db.prepare("SELECT * FROM merchants WHERE id = ?");
+    this.byApiKeyHashQuery = db.prepare("SELECT * FROM merchants WHERE api_key_hash = ?");
+    this.byTokenHashQuery = db.prepare("SELECT * FROM merchants WHERE web_payments_token_hash = ?");
+  }
+
+  /** Forgets every cached merchant: each write of this service calls it, and so must a delete elsewhere. */
+  changed(): void {
+    this.byApiKeyHash.clear();
+    this.byTokenHash.clear();
+  }
+
+  private byHash(column: "api_key_hash" | "web_payments_token_hash", secret: string): MerchantRow | null {
+    const hash = sha256Hex(secret);
+    const cache = column === "api_key_hash" ? this.byApiKeyHash : this.byTokenHash;
+    let row = cache.get(hash) ?? null;
+    if (!row) {
+      row = (column === "api_key_hash" ? this.byApiKeyHashQuery : this.byTokenHashQuery).get(hash);
+      if (row) cache.set(hash, row);
+    }
+    // The lookup is by hash, so its timing says nothing about the key; confirm in constant time.
+    if (!row) return null;
+    const stored = column === "api_key_hash" ? row.api_key : row.web_payments_token;
+    return constantTimeEqual(stored, secret) ? row : null;
+  }
+
+  get(id: string): MerchantRow | null {
+    return this.byId.get(id);
+  }
+
+  getDefault(): MerchantRow {
+    const row = this.db.query<MerchantRow, []>("SELECT * FROM merchants WHERE is_default = 1").get();
+    if (!row) throw new Error("the default merchant is missing; ensureDefault() was not called");
+    return row;
+  }
+
+  /** Merchants besides the default one (the ones POST /_sandbox/merchants made). */
+  countCreated(): number {
+    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM merchants WHERE is_default = 0").get()!.n;
+  }
+
+  list(): MerchantRow[] {
+    return this.db.query<MerchantRow, []>("SELECT * FROM merchants ORDER BY created_at, rowid").all();
+  }
+
+  /**
+   * Creates the default merchant with the configured keys, or brings its keys in line with them.
+   * An empty key means "random, kept in the database": the stored one stays unless it is the
+   * documented well-known key, which is replaced (with a new webhook secret) — a sandbox listening
+   * beyond loopback must not answer to a key everyone knows.
+   */
+  ensureDefault(webPaymentsToken: string, apiKey: string): MerchantRow {
+    const existing = this.db.query<MerchantRow, []>("SELECT * FROM merchants WHERE is_default = 1").get();
+    const wanted = (configured: string, stored: string | undefined, wellKnown: string, prefix: string) =>
+      configured !== "" ? configured : stored !== undefined && stored !== wellKnown ? stored : randomToken(prefix);
+    const token = wanted(webPaymentsToken, existing?.web_payments_token, WELL_KNOWN_KEYS.webPaymentsToken, "wpt_");
+    const key = wanted(apiKey, existing?.api_key, WELL_KNOWN_KEYS.apiKey, "sk_sandbox_");
+    if (!existing)
+      return this.create({ name: DEFAULT_MERCHANT_NAME, webPaymentsToken: token, apiKey: key, isDefault: true });
+    if (existing.api_key !== key || existing.web_payments_token !== token) {
+      const wasWellKnown = existing.api_key === WELL_KNOWN_KEYS.apiKey && apiKey === "";
+      return this.updateKeys(existing.id, {
+        apiKey: key,
+        webPaymentsToken: token,
+        webhookSecret: wasWellKnown ? randomToken("whsec_") : undefined,
+      });
+    }
+    return existing;
+  }
+
+  create(input: {
+    name: string;
+    email?: string;
+    webPaymentsToken?: string;
+    apiKey?: string;
+    isDefault?: boolean;
+    settings?: SettingsInput;
+  }): MerchantRow {
+    const id = crypto.randomUUID();
+    const token = input.webPaymentsToken ?? randomToken("wpt_");
+    const apiKey = input.apiKey ?? randomToken("sk_sandbox_");
+    const now = this.clock.timestamp(id);
+    const s = input.settings ? checkSettings(input.settings, null) : null;
+    try {
+      this.db
+        .query(
+          `INSERT INTO merchants (id, name, email, web_payments_token, web_payments_token_hash, api_key, api_key_hash,
+             webhook_secret, avs_zip, avs_street, advanced_customization, ach_settlement_days, custom_fields,
+             receipt_options, is_default, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          input.name,
+          input.email ?? "",
+          token,
+          sha256Hex(token),
+          apiKey,
+          sha256Hex(apiKey),
+          randomToken("whsec_"),
+          s?.avs_zip ? 1 : 0,
+          s?.avs_street ? 1 : 0,
+          s?.advanced_customization ? 1 : 0,
+          s?.ach_settlement_days ?? 2,
+          JSON.stringify(s?.custom_fields ?? []),
+          JSON.stringify(s ? receiptOptionsOf(s) : {}),
+          input.isDefault ? 1 : 0,
+          now,
+          now,
+        );
+      this.changed();
+    } catch (error) {
+      if (String(error).includes("UNIQUE")) throw keyInUse();
+      throw error;
+    }
+    return this.get(id)!;
+  }
+
+  /**
+   * Changes any subset of the settings. Every value is checked first (api/merchants/options.ts
+   * and the rules below); a 422 names each failing field and nothing is written.
+   */
+  updateSettings(id: string, settings: SettingsInput): MerchantRow {
+    const row = this.get(id);
+    if (!row) throw notFound("Merchant");
+    const next = checkSettings(settings, settingsOf(row));
+    this.db
+      .query(
+        `UPDATE merchants SET avs_zip = ?, avs_street = ?, advanced_customization = ?, ach_settlement_days = ?,
+           custom_fields = ?, receipt_options = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(
+        next.avs_zip ? 1 : 0,
+        next.avs_street ? 1 : 0,
+        next.advanced_customization ? 1 : 0,
+        next.ach_settlement_days,
+        JSON.stringify(next.custom_fields),
+        JSON.stringify(receiptOptionsOf(next)),
+        this.clock.timestamp(id),
+        id,
+      );
+    this.changed();
+    return this.get(id)!;
+  }
+
+  /**
+   * Adds a custom field, or replaces the one whose id is `replacing` (its id may change), in
+   * place; errors are named after the field's own members (`id`, `name`, ...), as a form shows them.
+   */
+  saveCustomField(id: string, input: CustomFieldInput, replacing?: string): MerchantRow {
+    const row = this.get(id);
+    if (!row) throw notFound("Merchant");
+    const fields = parseCustomFields(row.custom_fields);
+    const errors: FieldErrors = {};
+    const field = validateCustomField(input, "", errors);
+    const at = replacing === undefined ? -1 : fields.findIndex((f) => f.id === replacing);
+    if (replacing !== undefined && at === -1) throw notFound("Custom field");
+    if (field.id !== "" && fields.some((f, index) => f.id === field.id && index !== at)) {
+      errors.id = [...(errors.id ?? []), `The custom field id ${field.id} is already used; ids must be unique.`];
+    }
+    assertValid(errors);
+    const next = at === -1 ? [...fields, field] : fields.map((f, index) => (index === at ? field : f));
+    return this.updateSettings(id, { custom_fields: next });
+  }
+
+  /** Removes a custom field by id (404 when the merchant has none with that id). */
+  removeCustomField(id: string, fieldId: string): MerchantRow {
+    const row = this.get(id);
+    if (!row) throw notFound("Merchant");
+    const fields = parseCustomFields(row.custom_fields);
+    if (!fields.some((f) => f.id === fieldId)) throw notFound("Custom field");
+    return this.updateSettings(id, { custom_fields: fields.filter((f) => f.id !== fieldId) });
+  }
+
+  /**
+   * Replaces a merchant's API key, web payments token and/or webhook signing secret. The old ones
+   * stop working at once: this is the one place keys change (every lookup goes by the stored
+   * hash, through this service).
+   */
+  updateKeys(id: string, keys: { apiKey?: string; webPaymentsToken?: string; webhookSecret?: string }): MerchantRow {
+    const row = this.get(id);
+    if (!row) throw notFound("Merchant");
+    const apiKey = keys.apiKey ?? row.api_key;
+    const token = keys.webPaymentsToken ?? row.web_payments_token;
+    const secret = keys.webhookSecret ?? row.webhook_secret;
+    try {
+      this.db
+        .query(
+          `UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ?,
+             webhook_secret = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(apiKey, sha256Hex(apiKey), token, sha256Hex(token), secret, this.clock.timestamp(id), id);
+    } catch (error) {
+      if (String(error).includes("UNIQUE")) throw keyInUse();
+      throw error;
+    } finally {
+      this.changed(); // the authentication cache holds the old keys
+    }
+    return this.get(id)!;
+  }
+
+  /**
+   * New random secrets for the merchant (through updateKeys): the API key and web payments token
+   * by default, the webhook signing secret when asked. The default merchant's key and token come
+   * from the configuration and are restored at the next start.
+   */
+  regenerateKeys(id: string, which: readonly RegenerableKey[] = ["api_key", "web_payments_token"]): MerchantRow {
+    return this.updateKeys(id, {
+      apiKey: which.includes("api_key") ? randomToken("sk_sandbox_") : undefined,
+      webPaymentsToken: which.includes("web_payments_token") ? randomToken("wpt_") : undefined,
+      webhookSecret: which.includes("webhook_secret") ? randomToken("whsec_") : undefined,
+    });
+  }
+
+  /**
+   * The merchant of an `Authorization: Bearer <api_key>` header.
+   * 401 when missing or unknown; 403 when it is the public web payments token.
+   */
+  authenticateApiKey(authorization: string | null | undefined): MerchantRow {
+    if (!authorization) {
+      throw new ApiError("unauthenticated", "Missing API key: send the header Authorization: Bearer <api_key>.");
+    }
+    const key = BEARER.exec(authorization)?.[1];
+    if (!key) throw new ApiError("unauthenticated", "The Authorization header must be: Bearer <api_key>.");
+    const merchant = this.byHash("api_key_hash", key);
+    if (merchant) return merchant;
+    if (key === WELL_KNOWN_KEYS.apiKey) throw new ApiError("unauthenticated", MERCHANT_MESSAGES.wellKnownRefused(key));
+    if (this.byHash("web_payments_token_hash", key)) {
+      throw new ApiError(
+        "forbidden",
+        "The web payments token is public: it can tokenize and run pay(), nothing else. Use the merchant's API key.",
+      );
+    }
+    throw new ApiError("unauthenticated", "Invalid API key.");
+  }
+
+  /** The merchant of a web payments token in a public URL; 401 when unknown. */
+  authenticateToken(token: string): MerchantRow {
+    const merchant = this.byHash("web_payments_token_hash", token);
+    if (!merchant && token === WELL_KNOWN_KEYS.webPaymentsToken)
+      throw new ApiError("unauthenticated", MERCHANT_MESSAGES.wellKnownRefused(token));
+    if (!merchant) throw new ApiError("unauthenticated", "Unknown web payments token.");
+    return merchant;
+  }
+}

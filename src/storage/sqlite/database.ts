@@ -1,0 +1,311 @@
+/**
+ * The embedded SQLite dialect of the storage contract (src/storage/database.ts), on bun:sqlite.
+ *
+ * One connection serves the process, so units of work take turns: a transaction holds the
+ * connection from BEGIN (or SAVEPOINT) to COMMIT, and a statement outside one waits until it
+ * ends. Nothing relies on a call being synchronous; when nothing waits, a statement runs at once.
+ *
+ * Group commit (on for the server, off for in-process tests): the writes of every request in one
+ * turn of the event loop share one SQLite transaction, committed at the end of that turn
+ * (setImmediate); each unit of work inside it is a SAVEPOINT, so a request that fails still rolls
+ * back alone. `settled()` resolves once the batch holding a request's writes is committed, and
+ * the server answers only then: an acknowledged write is on disk, yet N concurrent writes cost one
+ * commit instead of N.
+ */
+import { Database as BunDatabase, type Statement } from "bun:sqlite";
+import type { Logger } from "../../lib/logger";
+import { openDatabase } from "./open";
+import {
+  renderSql,
+  Sql,
+  UniqueViolation,
+  type Database,
+  type RunResult,
+  type SqlValue,
+  type Transaction,
+} from "../database";
+
+type Params = SqlValue[];
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}
+
+function translate(error: unknown): unknown {
+  if (isUniqueViolation(error)) return new UniqueViolation((error as Error).message, { cause: error });
+  return error;
+}
+
+export interface SqliteOptions {
+  /** Share one commit between the requests of a turn of the event loop (the server). */
+  groupCommit?: boolean;
+  log?: Logger;
+}
+
+export class SqliteDatabase implements Database {
+  readonly dialect = "sqlite" as const;
+  /** Statements by query text, prepared once. */
+  private readonly statements = new Map<string, Statement>();
+  /** Query texts of static queries (no nested fragments), by their template strings. */
+  private readonly texts = new WeakMap<readonly string[], string>();
+  private busy = false;
+  private readonly waiters: (() => void)[] = [];
+  private batchOpen = false;
+  private batch: Promise<void> = Promise.resolve();
+  private savepoints = 0;
+  /** Group-commit batches whose COMMIT failed, ever. */
+  commitFailures = 0;
+  /** Group-commit batches committed, ever (for the bench and tests). */
+  batches = 0;
+
+  constructor(
+    /** The bun:sqlite connection (for migrations, pragmas and the statement counter). */
+    readonly raw: BunDatabase,
+    private readonly options: SqliteOptions = {},
+  ) {}
+
+  // --- statements -------------------------------------------------------------------------
+
+  /** The prepared statement of a query and its parameters. */
+  prepare(query: Sql): { statement: Statement; params: Params } {
+    let text: string | undefined;
+    let params: Params;
+    if (query.values.some((value) => value instanceof Sql)) {
+      const rendered = renderSql(query, "sqlite");
+      text = rendered.text;
+      params = rendered.values;
+    } else {
+      text = this.texts.get(query.strings);
+      if (text === undefined) {
+        text = renderSql(query, "sqlite").text;
+        this.texts.set(query.strings, text);
+      }
+      params = renderSql(new Sql(["", ...query.values.map(() => "")], query.values), "sqlite").values;
+    }
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.raw.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return { statement, params };
+  }
+
+  allNow<T>(query: Sql): T[] {
+    const { statement, params } = this.prepare(query);
+    return statement.all(...params) as T[];
+  }
+
+  getNow<T>(query: Sql): T | undefined {
+    const { statement, params } = this.prepare(query);
+    return (statement.get(...params) as T | null) ?? undefined;
+  }
+
+  runNow(query: Sql): RunResult {
+    const { statement, params } = this.prepare(query);
+    try {
+      return { changes: statement.run(...params).changes };
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  // --- taking turns -----------------------------------------------------------------------
+
+  private acquire(): Promise<void> | undefined {
+    if (!this.busy) {
+      this.busy = true;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.busy = false;
+  }
+
+  /** Runs `step` when no unit of work holds the connection. */
+  private async whenFree<T>(step: () => T): Promise<T> {
+    const wait = this.acquire();
+    if (wait) await wait;
+    try {
+      return step();
+    } finally {
+      this.release();
+    }
+  }
+
+  all<T>(query: Sql): Promise<T[]> {
+    if (this.busy) return this.whenFree(() => this.allNow<T>(query));
+    return Promise.resolve(this.allNow<T>(query));
+  }
+
+  get<T>(query: Sql): Promise<T | undefined> {
+    if (this.busy) return this.whenFree(() => this.getNow<T>(query));
+    return Promise.resolve(this.getNow<T>(query));
+  }
+
+  run(query: Sql): Promise<RunResult> {
+    const step = () => {
+      this.joinBatch();
+      return this.runNow(query);
+    };
+    if (this.busy) return this.whenFree(step);
+    try {
+      return Promise.resolve(step());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  // --- units of work ----------------------------------------------------------------------
+
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const wait = this.acquire();
+    if (wait) await wait;
+    try {
+      const grouped = this.joinBatch();
+      this.raw.run(grouped ? 'SAVEPOINT "unit"' : "BEGIN IMMEDIATE");
+      const tx = new SqliteTransaction(this);
+      let result: T;
+      try {
+        result = await work(tx);
+      } catch (error) {
+        tx.ended = true;
+        if (grouped) {
+          this.raw.run('ROLLBACK TO "unit"');
+          this.raw.run('RELEASE "unit"');
+        } else if (this.raw.inTransaction) this.raw.run("ROLLBACK");
+        throw error;
+      }
+      tx.ended = true;
+      this.raw.run(grouped ? 'RELEASE "unit"' : "COMMIT");
+      return result;
+    } finally {
+      this.release();
+    }
+  }
+
+  /** A savepoint inside a unit of work (Transaction.transaction). */
+  async nested<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const name = `"nested_${++this.savepoints}"`;
+    this.raw.run(`SAVEPOINT ${name}`);
+    const tx = new SqliteTransaction(this);
+    try {
+      const result = await work(tx);
+      tx.ended = true;
+      this.raw.run(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      tx.ended = true;
+      this.raw.run(`ROLLBACK TO ${name}`);
+      this.raw.run(`RELEASE ${name}`);
+      throw error;
+    }
+  }
+
+  // --- group commit -----------------------------------------------------------------------
+
+  /** Opens this turn's batch when group commit is on; true when the caller's writes are in one. */
+  private joinBatch(): boolean {
+    if (!this.options.groupCommit) return false;
+    if (this.batchOpen) return true;
+    this.raw.run("BEGIN IMMEDIATE");
+    this.batchOpen = true;
+    let done!: () => void;
+    let failed!: (error: unknown) => void;
+    this.batch = new Promise<void>((resolve, reject) => {
+      done = resolve;
+      failed = reject;
+    });
+    // Nobody may be left with an unobserved rejection: settled() hands it to those who wait.
+    this.batch.catch(() => {});
+    setImmediate(() => {
+      void this.whenFree(() => this.commitBatch()).then(
+        (error) => (error === undefined ? done() : failed(error)),
+        failed,
+      );
+    });
+    return true;
+  }
+
+  /** Commits the open batch; returns the error when the COMMIT failed (everything in it is gone). */
+  private commitBatch(): unknown {
+    if (!this.batchOpen) return undefined;
+    this.batchOpen = false;
+    this.batches++;
+    try {
+      this.raw.run("COMMIT");
+      return undefined;
+    } catch (error) {
+      this.commitFailures++;
+      this.options.log?.error(`group commit failed; the batch was rolled back: ${(error as Error)?.stack ?? error}`);
+      try {
+        this.raw.run("ROLLBACK");
+      } catch {
+        // already rolled back
+      }
+      return error ?? new Error("COMMIT failed");
+    }
+  }
+
+  settled(): Promise<void> {
+    return this.batchOpen ? this.batch : Promise.resolve();
+  }
+
+  /** Commits any open batch now (shutdown). */
+  async flush(): Promise<void> {
+    await this.whenFree(() => this.commitBatch());
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    try {
+      this.raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      this.raw.close();
+    }
+  }
+}
+
+class SqliteTransaction implements Transaction {
+  readonly dialect = "sqlite" as const;
+  ended = false;
+
+  constructor(private readonly db: SqliteDatabase) {}
+
+  private check(): void {
+    if (this.ended) throw new Error("a statement ran on a unit of work that had already ended");
+  }
+
+  all<T>(query: Sql): Promise<T[]> {
+    this.check();
+    return Promise.resolve(this.db.allNow<T>(query));
+  }
+
+  get<T>(query: Sql): Promise<T | undefined> {
+    this.check();
+    return Promise.resolve(this.db.getNow<T>(query));
+  }
+
+  run(query: Sql): Promise<RunResult> {
+    this.check();
+    try {
+      return Promise.resolve(this.db.runNow(query));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    this.check();
+    return this.db.nested(work);
+  }
+}
+
+/** Opens (creating on demand, migrating) the SQLite database at `path` behind the storage contract. */
+export function openSqlite(path: string, options: SqliteOptions = {}): SqliteDatabase {
+  return new SqliteDatabase(openDatabase(path), options);
+}

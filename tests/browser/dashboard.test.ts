@@ -1,0 +1,348 @@
+/**
+ * The dashboard in real headless Chromium against a served sandbox with seeded records: every
+ * page renders (a screenshot of each under test-artifacts/), escaping holds, live refresh shows a
+ * refund made through the API, the e-mail view shows the receipt, and the actions work.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { startWorkers, stopWorkers } from "../../src/entry/app";
+import { charge, otherMerchant, serve, setup, tokenize, waitFor, type TestContext } from "../support/app";
+import { artifactPath, collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
+
+const EVIL = "<img src=x onerror=alert(1)>";
+
+const DETAILS = {
+  total: 25.5,
+  firstname: "Ada",
+  lastname: "Lovelace",
+  email: "ada@example.com",
+  phone: "5555550100",
+  address_1: "1 Analytical Way",
+  address_city: "London",
+  address_state: "LN",
+  address_zip: "32822",
+  meta: { reference: "ORD-1", memo: "Thanks", lineItems: [{ item: "Gear", quantity: 2, price: 12.75 }] },
+};
+
+interface Seeded {
+  invoiceId: string;
+  paidChargeId: string;
+  evilCustomerId: string;
+  evilChargeId: string;
+  settledChargeId: string;
+}
+
+async function seed(ctx: TestContext, hookUrl: string): Promise<Seeded> {
+  const hook = await ctx.call("POST", "/webhook", { body: { target_url: hookUrl, event: "*" } });
+  expect(hook.status).toBe(200);
+
+  // pay() as the browser library runs it: invoice, then pay → a receipt e-mail.
+  const pm = await tokenize(ctx);
+  const invoice = await ctx.call("POST", `/webpayment/${ctx.token}/invoice`, {
+    body: { ...DETAILS, payment_method_id: pm.id },
+    auth: false,
+  });
+  expect(invoice.status).toBe(200);
+  const paid = await ctx.call("POST", `/webpayment/${ctx.token}/invoice/${invoice.body.id}/pay`, {
+    body: { payment_method_id: pm.id },
+    auth: false,
+  });
+  expect(paid.status).toBe(200);
+
+  const evilPm = await tokenize(ctx, { firstname: EVIL, lastname: "Mallory", email: "mallory@example.com" });
+  const evilCharge = await ctx.call("POST", "/charge", {
+    body: { payment_method_id: evilPm.id, total: 7.25, meta: { note: EVIL } },
+  });
+  expect(evilCharge.status).toBe(200);
+  const declined = await charge(ctx, 5, { card_number: "4012888888881881" });
+  expect(declined.status).toBe(402);
+  const settled = await charge(ctx, 40);
+  expect(settled.status).toBe(200);
+  const bankPm = await ctx.call("POST", `/webpayment/${ctx.token}/tokenize`, {
+    body: {
+      method: "bank",
+      person_name: "Grace Hopper",
+      firstname: "Grace",
+      lastname: "Hopper",
+      bank_account: "9876543210",
+      bank_routing: "021000021",
+      bank_type: "checking",
+      bank_holder_type: "personal",
+      bank_name: "Test Bank",
+      email: "grace@example.com",
+      phone: "5555550101",
+      address_1: "2 Compiler Rd",
+      address_city: "Arlington",
+      address_state: "VA",
+    },
+    auth: false,
+  });
+  expect(bankPm.status).toBe(200);
+  expect((await ctx.call("POST", "/charge", { body: { payment_method_id: bankPm.body.id, total: 12 } })).status).toBe(
+    200,
+  );
+  const sms = await ctx.call("POST", `/transaction/${settled.body.id}/receipt-sms`, { body: { phone: "5555550123" } });
+  expect(sms.status).toBe(200);
+
+  // Two days on: the card batch settles and deposits.
+  ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+  await waitFor(
+    () => ctx.deps.db.query("SELECT 1 FROM emails WHERE invoice_id = ?").get(invoice.body.id),
+    5000,
+    "the receipt e-mail",
+  );
+  await waitFor(
+    () => ctx.deps.db.query("SELECT 1 FROM webhook_attempts WHERE merchant_id = ?").get(ctx.merchantId),
+    5000,
+    "a webhook attempt",
+  );
+  return {
+    invoiceId: invoice.body.id,
+    paidChargeId: paid.body.child_transactions[0].id,
+    evilCustomerId: evilPm.customer_id,
+    evilChargeId: evilCharge.body.id,
+    settledChargeId: settled.body.id,
+  };
+}
+
+describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
+  let ctx: TestContext;
+  let url: string;
+  let stopServer: () => Promise<void>;
+  let receiver: ReturnType<typeof Bun.serve>;
+  let browser: Browser;
+  let seeded: Seeded;
+  const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    ctx = setup();
+    receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+    const served = serve(ctx);
+    url = served.url;
+    stopServer = served.stop;
+    startWorkers(ctx.deps);
+    seeded = await seed(ctx, `http://127.0.0.1:${receiver.port}/hooks`);
+    browser = await launchBrowser();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopWorkers(ctx.deps);
+    await stopServer?.();
+    receiver?.stop(true);
+  });
+
+  async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = collectPageErrors(page);
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    const response = await page.goto(url + path);
+    expect(response?.status()).toBe(200);
+    return { page, errors };
+  }
+
+  const PAGES: [name: string, path: () => string, shows: string][] = [
+    ["overview", () => "/", "Sandbox Merchant"],
+    ["transactions", () => "/dashboard/transactions", "Mallory"],
+    ["transactions-declined", () => "/dashboard/transactions?success=false&method=card", "declined"],
+    ["transaction", () => `/dashboard/transactions/${seeded.paidChargeId}`, "Lovelace"],
+    ["invoices", () => "/dashboard/invoices", "PAID"],
+    ["invoice", () => `/dashboard/invoices/${seeded.invoiceId}`, "$25.50"],
+    ["customers", () => "/dashboard/customers", "Grace Hopper"],
+    ["customer", () => `/dashboard/customers/${seeded.evilCustomerId}`, "Mallory"],
+    ["emails", () => "/dashboard/emails", "ada@example.com"],
+    ["sms", () => "/dashboard/sms", "5555550123"],
+    ["webhooks", () => "/dashboard/webhooks", "create_transaction"],
+    ["deposits", () => "/dashboard/deposits", "deposited"],
+    ["clock", () => "/dashboard/clock", "Sandbox now"],
+    ["keys", () => "/dashboard/keys", "sandbox_api_key"],
+    ["test-cards", () => "/dashboard/test-cards", "4111111111111111"],
+    ["try-it", () => "/dashboard/try", "Try a payment"],
+  ];
+
+  for (const [name, path, shows] of PAGES) {
+    test(`the ${name} page renders the seeded records without a script or CSP error`, async () => {
+      const { page, errors } = await open(path());
+      try {
+        expect(await page.locator("main").innerText()).toContain(shows);
+        await page.screenshot({ path: artifactPath(`dashboard-${name}.png`), fullPage: true });
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    });
+  }
+
+  test("a customer named <img src=x onerror=alert(1)> shows as text on every page and no dialog fires", async () => {
+    for (const path of [
+      "/",
+      "/dashboard/transactions",
+      "/dashboard/customers",
+      `/dashboard/customers/${seeded.evilCustomerId}`,
+      `/dashboard/transactions/${seeded.evilChargeId}`,
+    ]) {
+      const { page } = await open(path);
+      try {
+        expect(await page.locator("main").innerText()).toContain(EVIL);
+        expect(await page.locator('img[src="x"]').count()).toBe(0);
+      } finally {
+        await page.close();
+      }
+    }
+    expect(dialogs).toEqual([]);
+  });
+
+  test("the transaction page shows a refund made through the API, live, without a reload", async () => {
+    const { page } = await open(`/dashboard/transactions/${seeded.settledChargeId}`);
+    try {
+      await page.waitForSelector("#live.on");
+      expect(await page.locator("tr[data-type=refund]").count()).toBe(0);
+      const refund = await ctx.call("POST", `/transaction/${seeded.settledChargeId}/refund`, { body: { total: 15 } });
+      expect(refund.status).toBe(200);
+      const row = page.locator("tr[data-type=refund]");
+      await row.waitFor({ timeout: 5000 });
+      expect(await row.innerText()).toContain("$15.00");
+      expect(await page.locator("h1").innerText()).toContain("partially refunded");
+      await page.screenshot({ path: artifactPath("dashboard-transaction-refunded.png"), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("a new transaction appears on the open transactions list without a reload", async () => {
+    const { page } = await open("/dashboard/transactions");
+    try {
+      await page.waitForSelector("#live.on");
+      const created = await charge(ctx, 99.99, { firstname: "Live", lastname: "Update", email: "live@example.com" });
+      expect(created.status).toBe(200);
+      await page.locator(`tr[data-id="${created.body.id}"]`).waitFor({ timeout: 5000 });
+      expect(await page.locator(`tr[data-id="${created.body.id}"]`).innerText()).toContain("$99.99");
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("the e-mail view shows the receipt's HTML in a sandboxed frame", async () => {
+    const { page, errors } = await open("/dashboard/emails");
+    try {
+      const frame = page.locator("iframe.mail");
+      // Sandboxed: no script, and not the dashboard's origin.
+      expect(await frame.getAttribute("sandbox")).toBe("allow-popups allow-popups-to-escape-sandbox");
+      const body = page.frameLocator("iframe.mail").locator("body");
+      await body.waitFor();
+      const text = await body.innerText();
+      expect(text).toContain("25.50");
+      expect(text).toContain("1111");
+      expect(await page.locator(".email .subject").innerText()).not.toBe("");
+      // A viewport shot: Chromium's full-page capture leaves frames blank.
+      await page.screenshot({ path: artifactPath("dashboard-email-receipt.png") });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("redeliver sends a webhook delivery again and lists the new attempt", async () => {
+    const { page } = await open("/dashboard/webhooks");
+    try {
+      const before = await page.locator("table.deliveries tbody tr").count();
+      expect(before).toBeGreaterThan(0);
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/webhooks/),
+        page.locator("table.deliveries tbody tr").first().getByRole("button", { name: "Redeliver" }).click(),
+      ]);
+      await page.waitForFunction(
+        (n) => document.querySelectorAll("table.deliveries tbody tr").length === n + 1,
+        before,
+      );
+      await waitFor(
+        () =>
+          ctx.deps.db
+            .query("SELECT 1 FROM webhook_deliveries WHERE redelivery_of IS NOT NULL AND status = 'delivered'")
+            .get(),
+        5000,
+        "the redelivery",
+      );
+      await page.reload();
+      expect(await page.locator("table.deliveries tbody tr").first().innerText()).toContain("redelivery");
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("a copy button on the keys page puts the API key on the clipboard", async () => {
+    const page = await browser.newPage({ permissions: ["clipboard-read", "clipboard-write"] });
+    try {
+      await page.goto(`${url}/dashboard/keys`);
+      const button = page.locator(`button[data-copy="${ctx.apiKey}"]`).first();
+      await button.click();
+      await page.waitForFunction(() => document.activeElement?.textContent === "Copied");
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(ctx.apiKey);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("the clock page advances the merchant's sandbox clock by a day", async () => {
+    const { page } = await open("/dashboard/clock");
+    try {
+      const offset = ctx.deps.clock.offsetMs(ctx.merchantId);
+      // The page reloads itself once the advance is answered; a second reload from here would race it.
+      const reloaded = page.waitForEvent("load");
+      await page.getByRole("button", { name: "+1 day" }).click();
+      await reloaded;
+      await waitFor(() => ctx.deps.clock.offsetMs(ctx.merchantId) === offset + 86_400_000, 5000, "the clock");
+      const shown = Date.parse((await page.locator("#clock-now time").getAttribute("datetime"))!);
+      expect(Math.abs(shown - ctx.deps.clock.now(ctx.merchantId).getTime())).toBeLessThan(5000);
+      expect(await page.locator("main").innerText()).toMatch(/Ahead of real time\s+\d+(\.\d+)? hours/);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("the merchant picker shows another merchant's records, and only theirs", async () => {
+    const other = await otherMerchant(ctx);
+    const { page } = await open("/dashboard/transactions");
+    try {
+      await Promise.all([page.waitForURL(`${url}/`), page.selectOption("#merchant-picker", other.id)]);
+      expect(await page.locator("h1").first().innerText()).toBe("Other");
+      await page.goto(`${url}/dashboard/transactions`);
+      expect(await page.locator("main").innerText()).toContain("No transactions yet");
+      await page.goto(`${url}/dashboard/keys`);
+      expect(await page.locator("main").innerText()).toContain(other.api_key);
+      await page
+        .goto(`${url}/dashboard/transactions/${seeded.paidChargeId}`)
+        .then((r) => expect(r?.status()).toBe(404));
+      await page.selectOption("#merchant-picker", ctx.merchantId);
+      await page.waitForURL(`${url}/`);
+      expect(await page.locator("h1").first().innerText()).toBe("Sandbox Merchant");
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("the try it page takes a payment with payjs and links to the transaction", async () => {
+    const { page, errors } = await open("/dashboard/try");
+    try {
+      await page.waitForSelector("#try-it[data-ready=true]", { timeout: 15_000 });
+      await page.getByRole("button", { name: "Fill approving Visa" }).click();
+      await page.waitForSelector("#try-pay:not([disabled])");
+      await page.locator("#try-pay").click();
+      const result = page.locator("#try-result [data-kind=ok]");
+      await result.waitFor({ timeout: 15_000 });
+      expect(await result.innerText()).toContain("is PAID");
+      await page.screenshot({ path: artifactPath("dashboard-try-it-paid.png"), fullPage: true });
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/transactions\//),
+        page.getByText("See the transaction").click(),
+      ]);
+      expect(await page.locator("h1").innerText()).toContain("$10.00");
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 40_000);
+});
