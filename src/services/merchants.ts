@@ -1,3 +1,4 @@
+import type { MerchantRecord, MerchantSettingsRecord } from "../domain/schemas/records";
 import type { Database, Statement } from "bun:sqlite";
 import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
 import { WELL_KNOWN_KEYS } from "../lib/config";
@@ -38,30 +39,14 @@ export interface MerchantRow {
   updated_at: string;
 }
 
-export interface MerchantSettings extends ReceiptOptions {
-  avs_zip: boolean;
-  avs_street: boolean;
-  advanced_customization: boolean;
-  ach_settlement_days: number;
-  /** The Advanced Customization fields every invoice of the merchant can carry. */
-  custom_fields: MerchantCustomField[];
-}
+/** A merchant's settings (docs/contract.md §6): the type of their schema. */
+export type MerchantSettings = typeof MerchantSettingsRecord.static;
 
 /** What a settings change may hold: any subset, every value unchecked until updateSettings. */
 export type SettingsInput = Partial<Record<keyof MerchantSettings, unknown>>;
 
-export interface Merchant {
-  id: string;
-  name: string;
-  email: string;
-  web_payments_token: string;
-  api_key: string;
-  webhook_secret: string;
-  is_default: boolean;
-  settings: MerchantSettings;
-  created_at: string;
-  updated_at: string;
-}
+/** The merchant record (docs/contract.md §6): the type of its schema. */
+export type Merchant = typeof MerchantRecord.static;
 
 /** The secrets regenerateKeys() can replace. */
 export const REGENERABLE_KEYS = ["api_key", "web_payments_token", "webhook_secret"] as const;
