@@ -1,3 +1,4 @@
+import type { DepositDetailItem as DepositDetailItemSchema } from "../domain/schemas/deposits";
 import type { Database } from "bun:sqlite";
 import { centsToNumber } from "../domain/money";
 import { paginate, type Page, type PageRequest } from "../domain/pagination";
@@ -6,19 +7,8 @@ import { BATCH_ROWS, batchStats, depositRecord, displayBatchId, type Deposit, ty
 import { ApiError, ValidationFailed } from "../domain/errors";
 import type { Transaction, TransactionRow, TransactionService } from "./transactions";
 
-export interface DepositDetailItem extends Transaction {
-  display_batch_id: string;
-  batched_at: string;
-  transaction_id: string;
-  fees: number;
-  card_type: string | null;
-  customer_firstname: string;
-  customer_lastname: string;
-  customer_email: string;
-  customer_company: string;
-  fee: number;
-  net: number;
-}
+/** One transaction of a deposit (GET /query/depositDetail): the type of its schema. */
+export type DepositDetailItem = typeof DepositDetailItemSchema.static;
 
 export interface DateRange {
   startDate?: string;

@@ -1,6 +1,7 @@
 import { UniqueViolation, type Database, type Executor } from "../storage/database";
 import * as repo from "../storage/repositories/merchants";
 import type { MerchantRow } from "../storage/repositories/merchants";
+import type { MerchantRecord, MerchantSettingsRecord } from "../domain/schemas/records";
 import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
 import { WELL_KNOWN_KEYS } from "../lib/config";
 import { ApiError, assertValid, notFound, ValidationFailed } from "../domain/errors";
@@ -19,30 +20,14 @@ import type { SandboxClock } from "./clock";
 
 export type { MerchantRow };
 
-export interface MerchantSettings extends ReceiptOptions {
-  avs_zip: boolean;
-  avs_street: boolean;
-  advanced_customization: boolean;
-  ach_settlement_days: number;
-  /** The Advanced Customization fields every invoice of the merchant can carry. */
-  custom_fields: MerchantCustomField[];
-}
+/** A merchant's settings (docs/contract.md §6): the type of their schema. */
+export type MerchantSettings = typeof MerchantSettingsRecord.static;
 
 /** What a settings change may hold: any subset, every value unchecked until updateSettings. */
 export type SettingsInput = Partial<Record<keyof MerchantSettings, unknown>>;
 
-export interface Merchant {
-  id: string;
-  name: string;
-  email: string;
-  web_payments_token: string;
-  api_key: string;
-  webhook_secret: string;
-  is_default: boolean;
-  settings: MerchantSettings;
-  created_at: string;
-  updated_at: string;
-}
+/** The merchant record (docs/contract.md §6): the type of its schema. */
+export type Merchant = typeof MerchantRecord.static;
 
 /** The secrets regenerateKeys() can replace. */
 export const REGENERABLE_KEYS = ["api_key", "web_payments_token", "webhook_secret"] as const;

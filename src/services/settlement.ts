@@ -23,6 +23,7 @@
  * transaction record for every transaction whose row (or capture or refund) settled, then
  * `create_deposit` with the deposit record when a deposit lands.
  */
+import type { DepositRecord } from "../domain/schemas/deposits";
 import type { Database } from "bun:sqlite";
 import type { TransactionRow, TransactionService } from "./transactions";
 import { distinctMerchants } from "../storage/sqlite/distinct-merchants";
@@ -78,36 +79,8 @@ export interface DepositRow {
   updated_at: string;
 }
 
-/** The deposit record of GET /query/deposit and the create_deposit event. */
-export interface Deposit {
-  id: string;
-  batch_id: string;
-  /** A short name for people: CARD-YYYYMMDD or ACH-YYYYMMDD, the day the batch closed. */
-  display_batch_id: string;
-  /** When the batch closed, YYYY-MM-DD HH:MM:SS (the same as settled_at). */
-  batched_at: string;
-  /** created_at of the batch's newest transaction. */
-  last_transaction: string | null;
-  /** Sum, mean, smallest, largest and population standard deviation of the batch's amounts (refunds negative). */
-  sum: number;
-  avg: number;
-  min: number;
-  max: number;
-  std: number;
-  method: "card" | "bank";
-  /** When the batch closed: the settled_at of its transactions. */
-  settled_at: string;
-  /** The day the deposit lands, YYYY-MM-DD. */
-  deposit_date: string;
-  /** When it landed; null while pending. */
-  deposited_at: string | null;
-  count: number;
-  gross: number;
-  refunds: number;
-  fees: number;
-  net: number;
-  created_at: string;
-}
+/** The deposit record of GET /query/deposit and the create_deposit event: the type of its schema. */
+export type Deposit = typeof DepositRecord.static;
 
 /** The amounts of a batch, as the real service's deposit report gives them. */
 export interface BatchStats {
