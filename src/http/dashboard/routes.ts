@@ -642,7 +642,7 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/keys/regenerate",
-        ({ merchant, body }) => {
+        async ({ merchant, body }) => {
           const keys = body.keys.split(",").map((k) => k.trim());
           const unknown = keys.filter((k) => !(REGENERABLE_KEYS as readonly string[]).includes(k));
           if (unknown.length || keys.length === 0) {
@@ -651,7 +651,7 @@ export function dashboardRoutes(deps: AppDeps) {
             });
           }
           // Through the merchants service, which every key lookup goes through: the old keys stop working at once.
-          merchants.regenerateKeys(merchant.id, keys as RegenerableKey[]);
+          await merchants.regenerateKeys(merchant.id, keys as RegenerableKey[]);
           return { message: "Regenerated: the new values are shown above." };
         },
         { body: t.Object({ keys: t.String({ maxLength: 200 }) }), response: ACTION_RESPONSES },
@@ -661,10 +661,10 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/settings",
-        ({ merchant, body }) => {
+        async ({ merchant, body }) => {
           const days = Number(body.ach_settlement_days);
           // The form's text becomes the API's types; the merchants service checks every value (as for PUT /_sandbox/merchants/{id}/settings).
-          merchants.updateSettings(merchant.id, {
+          await merchants.updateSettings(merchant.id, {
             avs_zip: body.avs_zip,
             avs_street: body.avs_street,
             advanced_customization: body.advanced_customization,
@@ -684,8 +684,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/settings/receipts",
-        ({ merchant, body }) => {
-          merchants.updateSettings(merchant.id, {
+        async ({ merchant, body }) => {
+          await merchants.updateSettings(merchant.id, {
             receipt_reply_to: body.receipt_reply_to ?? "",
             // One text field: addresses separated by commas (the service splits and checks each).
             receipt_cc: body.receipt_cc ?? "",
@@ -706,8 +706,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/settings/custom-fields",
-        ({ merchant, body }) => {
-          merchants.saveCustomField(
+        async ({ merchant, body }) => {
+          await merchants.saveCustomField(
             merchant.id,
             {
               id: body.id ?? "",
@@ -734,8 +734,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/settings/custom-fields/delete",
-        ({ merchant, body }) => {
-          merchants.removeCustomField(merchant.id, body.id);
+        async ({ merchant, body }) => {
+          await merchants.removeCustomField(merchant.id, body.id);
           return { message: `Custom field ${body.id} removed.` };
         },
         { body: t.Object({ id: t.String({ maxLength: 200 }) }), response: ACTION_RESPONSES },
