@@ -26,7 +26,7 @@ describe.skipIf(!HAS_CHROMIUM)("every dashboard page: accessible and readable at
   const ids = { transaction: "", preAuth: "", invoice: "", customer: "", email: "", delivery: "" };
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     receiver = startReceiver();
     const served = serve(ctx);
     url = served.url;
@@ -88,12 +88,12 @@ describe.skipIf(!HAS_CHROMIUM)("every dashboard page: accessible and readable at
     await ctx.call("POST", `/transaction/${ids.transaction}/receipt-email`, { body: { email: "ada@example.com" } });
     ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
     ids.email = (await waitFor(
-      () => ctx.deps.db.query<{ id: string }, []>("SELECT id FROM emails").get(),
+      () => ctx.deps.sqlite.query<{ id: string }, []>("SELECT id FROM emails").get(),
       5000,
       "an e-mail",
     ))!.id;
     ids.delivery = (await waitFor(
-      () => ctx.deps.db.query<{ id: string }, []>("SELECT delivery_id AS id FROM webhook_attempts").get(),
+      () => ctx.deps.sqlite.query<{ id: string }, []>("SELECT delivery_id AS id FROM webhook_attempts").get(),
       5000,
       "a webhook attempt",
     ))!.id;

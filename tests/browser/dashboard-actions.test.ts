@@ -25,7 +25,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     receiver = startReceiver();
     const served = serve(ctx);
     url = served.url;

@@ -87,12 +87,12 @@ async function seed(ctx: TestContext, hookUrl: string): Promise<Seeded> {
   // Two days on: the card batch settles and deposits.
   ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
   await waitFor(
-    () => ctx.deps.db.query("SELECT 1 FROM emails WHERE invoice_id = ?").get(invoice.body.id),
+    () => ctx.deps.sqlite.query("SELECT 1 FROM emails WHERE invoice_id = ?").get(invoice.body.id),
     5000,
     "the receipt e-mail",
   );
   await waitFor(
-    () => ctx.deps.db.query("SELECT 1 FROM webhook_attempts WHERE merchant_id = ?").get(ctx.merchantId),
+    () => ctx.deps.sqlite.query("SELECT 1 FROM webhook_attempts WHERE merchant_id = ?").get(ctx.merchantId),
     5000,
     "a webhook attempt",
   );
@@ -115,7 +115,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
     const served = serve(ctx);
     url = served.url;
@@ -260,7 +260,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
       );
       await waitFor(
         () =>
-          ctx.deps.db
+          ctx.deps.sqlite
             .query("SELECT 1 FROM webhook_deliveries WHERE redelivery_of IS NOT NULL AND status = 'delivered'")
             .get(),
         5000,

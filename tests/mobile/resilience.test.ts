@@ -12,8 +12,8 @@ let ctx: TestContext;
 let sandbox: ReturnType<typeof serve>;
 const proxies: Proxy[] = [];
 
-beforeAll(() => {
-  ctx = setup();
+beforeAll(async () => {
+  ctx = await setup();
   sandbox = serve(ctx);
 });
 

@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDeps, composeApp, stopWorkers } from "../../src/entry/app";
-import { closeDatabase, openDatabase } from "../../src/storage/sqlite/open";
-import { storageOf } from "../../src/storage/sqlite/shared";
+import { openSqlite } from "../../src/storage/sqlite/database";
 import { memoryLogger } from "../../src/lib/logger";
 import { INTERRUPTED_MESSAGE, type WebhookDispatcher } from "../../src/services/webhooks/dispatcher";
 import * as deliveriesRepo from "../../src/storage/repositories/webhooks";
@@ -19,21 +18,21 @@ import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import { API_KEY, waitFor } from "../support/app";
 
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-two-dispatchers-"));
-const opened: { deps: ReturnType<typeof buildDeps> }[] = [];
+const opened: { deps: Awaited<ReturnType<typeof buildDeps>> }[] = [];
 const receivers: Receiver[] = [];
 
 afterEach(async () => {
   for (const { deps } of opened.splice(0)) {
     await stopWorkers(deps);
-    closeDatabase(deps.db);
+    await deps.db.close();
   }
   for (const receiver of receivers.splice(0)) await receiver.stop();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A sandbox on the file: its own connection, services and dispatcher (not started). */
-function sandbox(path: string) {
-  const deps = buildDeps({ db: openDatabase(path), log: memoryLogger(), publicUrl: "http://localhost:7290" });
+async function sandbox(path: string) {
+  const deps = await buildDeps({ db: openSqlite(path), log: memoryLogger(), publicUrl: "http://localhost:7290" });
   opened.push({ deps });
   const app = composeApp(deps);
   const dispatcher = deps.workers.find((w) => w.name === "webhooks") as WebhookDispatcher;
@@ -64,8 +63,8 @@ describe("two dispatchers on one database", () => {
     const path = join(dir, "shared.sqlite");
     const receiver = startReceiver(() => 200);
     receivers.push(receiver);
-    const one = sandbox(path);
-    const two = sandbox(path);
+    const one = await sandbox(path);
+    const two = await sandbox(path);
     await one.call("POST", "/webhook", { target_url: receiver.url, event: "*" });
 
     // 40 customers written half by each sandbox, and an update of every fourth: 50 deliveries queued.
@@ -114,12 +113,12 @@ describe("two dispatchers on one database", () => {
     const path = join(dir, "silent.sqlite");
     const receiver = startReceiver(() => 200);
     receivers.push(receiver);
-    const one = sandbox(path);
+    const one = await sandbox(path);
     await one.call("POST", "/webhook", { target_url: receiver.url, event: "create_customer" });
     for (let i = 0; i < 3; i++) await one.call("POST", "/customer", { firstname: `S${i}`, email: `s${i}@example.com` });
 
     // A dispatcher of another process claimed all three and had one request out when it died.
-    const storage = storageOf(one.deps.db);
+    const storage = one.deps.db;
     await deliveriesRepo.heartbeat(storage, "killed-process", 0);
     const merchantId = (await one.call("GET", "/self")).merchant.id;
     const claimed = await deliveriesRepo.claimDue(storage, "killed-process", merchantId, Date.now() + 60_000, 10);
@@ -134,7 +133,7 @@ describe("two dispatchers on one database", () => {
     });
 
     // While the claims are held, nobody else sends them.
-    const two = sandbox(path);
+    const two = await sandbox(path);
     expect(await deliveriesRepo.earliestReady(storage, merchantId)).toBeUndefined();
 
     two.dispatcher.start();
