@@ -21,8 +21,6 @@ const SQL_NOT_YET_IN_STORAGE = [
   "src/http/deps.ts",
   "src/services/clock.ts",
   "src/services/dashboard.ts",
-  "src/services/deposits.ts",
-  "src/services/mail/mailer.ts",
   "src/services/settlement.ts",
 ];
 

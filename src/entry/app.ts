@@ -129,7 +129,7 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
   const log = options.log ?? createLogger({ quiet: config.quiet });
   const services = await createServices(options.db, clock, events);
   await services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
-  const mailer = new Mailer(sqlite, {
+  const mailer = new Mailer(options.db, {
     smtpUrl: config.smtpUrl,
     smtpAllow: config.smtpAllow,
     log,
