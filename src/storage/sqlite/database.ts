@@ -223,6 +223,9 @@ export class SqliteDatabase implements Database {
   private joinBatch(): boolean {
     if (!this.options.groupCommit) return false;
     if (this.batchOpen) return true;
+    // A transaction opened on the connection outside this contract (settlement's, while it still
+    // runs on bun:sqlite) is under way: the statement runs inside it and commits with it.
+    if (this.raw.inTransaction) return false;
     this.raw.run("BEGIN IMMEDIATE");
     this.batchOpen = true;
     let done!: () => void;
