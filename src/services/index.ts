@@ -4,7 +4,6 @@
  */
 import type { Database, Executor } from "../storage/database";
 import { ensureSetting } from "../storage/repositories/settings";
-import { connectionOf } from "../storage/sqlite/connection";
 import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
 import { CustomerService } from "./customers";
@@ -40,7 +39,7 @@ export async function createServices(db: Database, clock: SandboxClock, events: 
   const customers = new CustomerService(db, clock, events);
   const paymentMethods = new PaymentMethodService(db, clock, customers, await databaseSecret(db, "fingerprint_key"));
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
-  const settlement = new Settlement(connectionOf(db), events, transactions);
+  const settlement = new Settlement(db, events, transactions);
   clock.onTick(
     (merchantId, now) => settlement.run(merchantId, now),
     () => settlement.pendingMerchants(),

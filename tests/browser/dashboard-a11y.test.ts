@@ -86,7 +86,7 @@ describe.skipIf(!HAS_CHROMIUM)("every dashboard page: accessible and readable at
     expect((await charge(ctx, 5, { card_number: "4012888888881881" })).status).toBe(402);
     await ctx.call("POST", `/transaction/${ids.transaction}/receipt-sms`, { body: { phone: "5555550123" } });
     await ctx.call("POST", `/transaction/${ids.transaction}/receipt-email`, { body: { email: "ada@example.com" } });
-    ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+    await ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
     ids.email = (await waitFor(
       () => ctx.deps.sqlite.query<{ id: string }, []>("SELECT id FROM emails").get(),
       5000,

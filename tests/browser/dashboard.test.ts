@@ -85,7 +85,7 @@ async function seed(ctx: TestContext, hookUrl: string): Promise<Seeded> {
   expect(sms.status).toBe(200);
 
   // Two days on: the card batch settles and deposits.
-  ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+  await ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
   await waitFor(
     () => ctx.deps.sqlite.query("SELECT 1 FROM emails WHERE invoice_id = ?").get(invoice.body.id),
     5000,

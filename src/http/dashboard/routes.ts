@@ -759,7 +759,7 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/clock/advance",
-        ({ merchant, body }) => {
+        async ({ merchant, body }) => {
           const seconds = Number(body.seconds);
           if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_DASHBOARD_ADVANCE) {
             throw new ValidationFailed({
@@ -767,7 +767,7 @@ export function dashboardRoutes(deps: AppDeps) {
             });
           }
           assertWithinClockLimit(deps, merchant.id, seconds);
-          deps.clock.advance(merchant.id, seconds * 1000);
+          await deps.clock.advance(merchant.id, seconds * 1000);
           return { redirect: dashboardPath(body.back, "/dashboard/clock") };
         },
         {

@@ -161,7 +161,7 @@ export function sandboxRoutes(deps: AppDeps) {
       async ({ headers }) => {
         const merchant = await sandboxMerchant(deps, headers.authorization);
         const deleted = resetMerchant(deps, merchant.id);
-        deps.clock.resetToRealTime(merchant.id);
+        await deps.clock.resetToRealTime(merchant.id);
         return { deleted };
       },
       {

@@ -223,14 +223,14 @@ export class WebhookService {
       return fresh;
     });
     this.written(merchantId, now.getTime());
-    this.runDueJobs(merchantId);
+    await this.runDueJobs(merchantId);
     return this.delivery(merchantId, deliveryId);
   }
 
   /** Runs the merchant's due jobs now, so the dispatcher sends a new delivery without waiting for the next second. */
-  private runDueJobs(merchantId: string): void {
+  private async runDueJobs(merchantId: string): Promise<void> {
     try {
-      this.clock.tick(merchantId);
+      await this.clock.tick(merchantId);
     } catch {
       // a failing job is the clock ticker's to report and retry (within a second), not this request's
     }
@@ -314,7 +314,7 @@ export class WebhookService {
       return fresh;
     });
     this.written(merchantId, now.getTime());
-    this.runDueJobs(merchantId);
+    await this.runDueJobs(merchantId);
     return this.delivery(merchantId, newId);
   }
 

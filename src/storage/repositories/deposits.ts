@@ -178,3 +178,146 @@ export function listDeposits(ex: Executor, merchantId: string, limit: number, of
         ORDER BY deposit_at DESC, ${insertionOrder(ex)} DESC LIMIT ${limit} OFFSET ${offset}`,
   );
 }
+
+// --- the settlement jobs -----------------------------------------------------------------
+
+/** Money-moving rows not yet in a batch: the predicate of the transactions_unsettled index. */
+const UNBATCHED = sql.raw(
+  "batch_id IS NULL AND success = 1 AND is_voided = 0 AND type IN ('charge', 'capture', 'refund')",
+);
+
+/**
+ * Walks the distinct merchant_id values of rows matching a predicate through an index whose
+ * leading column is merchant_id: one seek per merchant found, whatever the row count.
+ */
+async function distinctMerchants(ex: Executor, table: "transactions" | "deposits", where: Sql): Promise<string[]> {
+  const ids: string[] = [];
+  let after = "";
+  for (;;) {
+    const row = await ex.get<{ merchant_id: string }>(
+      sql`SELECT merchant_id FROM ${sql.raw(table)} WHERE merchant_id > ${after} AND ${where}
+          ORDER BY merchant_id LIMIT 1`,
+    );
+    if (!row) return ids;
+    ids.push(row.merchant_id);
+    after = row.merchant_id;
+  }
+}
+
+/** Merchants with unbatched sales or refunds, or deposits not landed: those with a settlement job pending. */
+export async function merchantsWithSettlementWork(ex: Executor): Promise<string[]> {
+  const ids = new Set(await distinctMerchants(ex, "transactions", UNBATCHED));
+  for (const id of await distinctMerchants(ex, "deposits", sql`deposited_at IS NULL`)) ids.add(id);
+  return [...ids];
+}
+
+/**
+ * Takes the merchant's settlement lock for the caller's unit of work, so two processes never run
+ * the same midnight's jobs at once (PostgreSQL: a row lock on the merchant; SQLite: the unit of
+ * work already holds the database's write lock).
+ */
+export async function lockSettlement(ex: Executor, merchantId: string): Promise<void> {
+  if (ex.dialect === "postgres") await ex.get(sql`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`);
+}
+
+export async function achSettlementDays(ex: Executor, merchantId: string): Promise<number> {
+  const row = await ex.get<{ days: number }>(
+    sql`SELECT ach_settlement_days AS days FROM merchants WHERE id = ${merchantId}`,
+  );
+  return Number(row?.days ?? 2);
+}
+
+/** created_at of the merchant's oldest unbatched row of a method, or null. */
+export async function oldestUnsettled(
+  ex: Executor,
+  merchantId: string,
+  method: "card" | "bank",
+): Promise<string | null> {
+  const row = await ex.get<{ at: string | null }>(
+    sql`SELECT MIN(created_at) AS at FROM transactions WHERE merchant_id = ${merchantId} AND method = ${method} AND ${UNBATCHED}`,
+  );
+  return row?.at ?? null;
+}
+
+/** deposit_at of the merchant's earliest deposit not landed, or null. */
+export async function earliestPendingDeposit(ex: Executor, merchantId: string): Promise<string | null> {
+  const row = await ex.get<{ at: string | null }>(
+    sql`SELECT MIN(deposit_at) AS at FROM deposits WHERE merchant_id = ${merchantId} AND deposited_at IS NULL`,
+  );
+  return row?.at ?? null;
+}
+
+/** The merchant's unbatched rows of a method created before `before`, oldest first. */
+export function unsettledBefore(
+  ex: Executor,
+  merchantId: string,
+  method: "card" | "bank",
+  before: string,
+): Promise<TransactionRow[]> {
+  return ex.all(
+    sql`SELECT * FROM transactions WHERE merchant_id = ${merchantId} AND method = ${method} AND ${UNBATCHED}
+          AND created_at < ${before}
+        ORDER BY created_at, ${insertionOrder(ex)}`,
+  );
+}
+
+/** Puts a row in a batch, with its fee. */
+export async function batchRow(
+  ex: Executor,
+  id: string,
+  batch: { batchId: string; settledAt: string; feeCents: number },
+): Promise<void> {
+  await ex.run(
+    sql`UPDATE transactions SET batch_id = ${batch.batchId}, settled_at = ${batch.settledAt}, fee_cents = ${batch.feeCents},
+        updated_at = ${batch.settledAt} WHERE id = ${id}`,
+  );
+}
+
+/** Marks a captured pre_auth settled with its capture's batch. */
+export async function batchParent(ex: Executor, id: string, batchId: string, settledAt: string): Promise<void> {
+  await ex.run(
+    sql`UPDATE transactions SET batch_id = ${batchId}, settled_at = ${settledAt}, updated_at = ${settledAt} WHERE id = ${id}`,
+  );
+}
+
+export async function insertDeposit(ex: Executor, row: Omit<DepositRow, "deposited_at">): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO deposits (id, merchant_id, batch_id, method, settled_at, deposit_at, transaction_count, gross_cents,
+          refunds_cents, fees_cents, net_cents, created_at, updated_at)
+        VALUES (${row.id}, ${row.merchant_id}, ${row.batch_id}, ${row.method}, ${row.settled_at}, ${row.deposit_at},
+          ${row.transaction_count}, ${row.gross_cents}, ${row.refunds_cents}, ${row.fees_cents}, ${row.net_cents},
+          ${row.created_at}, ${row.updated_at})`,
+  );
+}
+
+/** The merchant's deposits due to land by `at`, in landing order. */
+export function depositsDue(ex: Executor, merchantId: string, at: string): Promise<DepositRow[]> {
+  return ex.all(
+    sql`SELECT * FROM deposits WHERE merchant_id = ${merchantId} AND deposited_at IS NULL AND deposit_at <= ${at}
+        ORDER BY deposit_at, method, ${insertionOrder(ex)}`,
+  );
+}
+
+/** Lands a deposit (deposited_at = its deposit_at) and returns it. */
+export async function landDeposit(ex: Executor, id: string): Promise<DepositRow> {
+  await ex.run(sql`UPDATE deposits SET deposited_at = deposit_at, updated_at = deposit_at WHERE id = ${id}`);
+  return (await ex.get<DepositRow>(sql`SELECT * FROM deposits WHERE id = ${id}`))!;
+}
+
+/** What settlement did for a merchant so far: batches closed, rows settled, deposits landed. */
+export async function settlementCounts(
+  ex: Executor,
+  merchantId: string,
+): Promise<{ batches: number; settled: number; deposits: number }> {
+  const row = await ex.get<{ batches: number; settled: number; deposits: number }>(
+    sql`SELECT (SELECT COUNT(*) FROM deposits WHERE merchant_id = ${merchantId}) AS batches,
+          (SELECT COUNT(*) FROM transactions WHERE merchant_id = ${merchantId} AND batch_id IS NOT NULL
+             AND ${BATCH_ROWS}) AS settled,
+          (SELECT COUNT(*) FROM deposits WHERE merchant_id = ${merchantId} AND deposited_at IS NOT NULL) AS deposits`,
+  );
+  return {
+    batches: Number(row?.batches ?? 0),
+    settled: Number(row?.settled ?? 0),
+    deposits: Number(row?.deposits ?? 0),
+  };
+}
