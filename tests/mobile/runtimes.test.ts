@@ -12,7 +12,7 @@ import { MESSAGES } from "../../packages/rules/messages";
 import { HAS_CHROMIUM, collectPageErrors, launchBrowser } from "../support/browser";
 import { serve, setup, type TestContext } from "../support/app";
 
-const ENTRY = join(import.meta.dir, "..", "..", "mobile", "index.ts");
+const ENTRY = join(import.meta.dir, "..", "..", "packages", "mobile", "index.ts");
 let ctx: TestContext;
 let sandbox: ReturnType<typeof serve>;
 let bundle: string;
