@@ -1,5 +1,5 @@
 /**
- * Builds the mobile SDK package (mobile/ → mobile/dist): what `npm pack` in mobile/ ships.
+ * Builds the mobile SDK package (packages/mobile/ → packages/mobile/dist): what `npm pack` in packages/mobile/ ships.
  *
  * - dist/index.js (ESM) and dist/index.cjs (CommonJS), bundled by Bun: the shared rules the SDK
  *   imports from payjs/ (card-rules, validation, messages, codes) are inlined, so the package has
@@ -8,7 +8,7 @@
  *   the types the SDK exports, none of payjs.js's browser globals), copied as dist/index.d.cts for
  *   CommonJS consumers.
  *
- * Run: `npm run build:mobile` (also run by `npm pack` in mobile/, its prepack script).
+ * Run: `npm run build:mobile` (also run by `npm pack` in packages/mobile/, its prepack script).
  */
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";

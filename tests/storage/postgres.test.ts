@@ -1,0 +1,507 @@
+/**
+ * The PostgreSQL storage foundation against a real server (tests/support/postgres.ts): the
+ * executor, transactions and savepoints, unique violations, integer conversions, prepared
+ * statements, the migrations (also from several processes at once) and the harness itself.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database as SqliteDatabase } from "bun:sqlite";
+import { statSync, existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { sql, UniqueViolation } from "../../src/storage/database";
+import { openPostgres, type PostgresDatabase } from "../../src/storage/postgres/database";
+import { migratePostgres } from "../../src/storage/postgres/migrate";
+import { openDatabase } from "../../src/storage/sqlite/open";
+import { describePostgres, postgresDatabase, startPostgres } from "../support/postgres";
+
+describePostgres("PostgreSQL executor", () => {
+  let db: PostgresDatabase;
+
+  beforeAll(async () => {
+    db = await openPostgres(await postgresDatabase("executor"));
+    await db.run(sql`CREATE TABLE items (id TEXT PRIMARY KEY, name TEXT NOT NULL, cents BIGINT NOT NULL, qty INTEGER)`);
+  });
+  afterAll(() => db?.close());
+
+  const insert = (executor: Pick<PostgresDatabase, "run">, id: string, cents = 100, qty: number | null = 1) =>
+    executor.run(sql`INSERT INTO items (id, name, cents, qty) VALUES (${id}, ${`item ${id}`}, ${cents}, ${qty})`);
+
+  test("parameters are bound, and rows come back as plain objects", async () => {
+    await insert(db, "p1", 250, 3);
+    const rows = await db.all<Record<string, unknown>>(sql`SELECT * FROM items WHERE id = ${"p1"} AND qty > ${2}`);
+    expect(rows).toEqual([{ id: "p1", name: "item p1", cents: 250, qty: 3 }]);
+    expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype);
+    expect(Array.isArray(rows) && rows.constructor).toBe(Array);
+    // A value that looks like SQL stays a value.
+    expect(await db.all(sql`SELECT id FROM items WHERE id = ${"p1' OR '1'='1"}`)).toEqual([]);
+  });
+
+  test("get returns the first row, or undefined when there is none", async () => {
+    await insert(db, "g1");
+    await insert(db, "g2");
+    expect(await db.get<{ id: string }>(sql`SELECT id FROM items WHERE id LIKE ${"g%"} ORDER BY id DESC`)).toEqual({
+      id: "g2",
+    });
+    expect(await db.get(sql`SELECT id FROM items WHERE id = ${"nope"}`)).toBeUndefined();
+  });
+
+  test("run reports how many rows it changed", async () => {
+    expect(await insert(db, "r1")).toEqual({ changes: 1 });
+    await insert(db, "r2");
+    expect(await db.run(sql`UPDATE items SET qty = qty + 1 WHERE id LIKE ${"r%"}`)).toEqual({ changes: 2 });
+    expect(await db.run(sql`UPDATE items SET qty = 0 WHERE id = ${"missing"}`)).toEqual({ changes: 0 });
+    expect(await db.run(sql`DELETE FROM items WHERE id = ${"r1"}`)).toEqual({ changes: 1 });
+    const upsert = sql`INSERT INTO items (id, name, cents) VALUES (${"r2"}, ${"x"}, ${1})
+      ON CONFLICT (id) DO UPDATE SET cents = items.cents + 1 RETURNING cents`;
+    expect(await db.get(upsert)).toEqual({ cents: 101 });
+  });
+
+  test("int8 and numeric results are JS numbers, booleans are 0/1, NULL stays null", async () => {
+    const big = 9_999_999_999; // the largest total: 99,999,999.99 in cents, beyond 32 bits
+    await insert(db, "n1", big, null);
+    await insert(db, "n2", 1, 5);
+    const row = await db.get(sql`
+      SELECT (SELECT cents FROM items WHERE id = ${"n1"}) AS cents,
+             COUNT(*) AS count, SUM(cents) AS sum, AVG(qty) AS avg, SUM(qty) AS qty_sum,
+             MAX(qty) AS max_qty, (COUNT(*) > ${1}) AS many, (1 = 2) AS none,
+             (SELECT qty FROM items WHERE id = ${"n1"}) AS missing
+      FROM items WHERE id IN (${"n1"}, ${"n2"})`);
+    expect(row).toEqual({
+      cents: big,
+      count: 2,
+      sum: big + 1,
+      avg: 5,
+      qty_sum: 5,
+      max_qty: 5,
+      many: 1,
+      none: 0,
+      missing: null,
+    });
+  });
+
+  test("an int8 beyond what a JS number holds exactly is an error, not a wrong number", async () => {
+    await expect(db.get(sql`SELECT 9007199254740993::int8 AS n`)).rejects.toThrow(RangeError);
+    expect(await db.get(sql`SELECT 9007199254740991::int8 AS n`)).toEqual({ n: Number.MAX_SAFE_INTEGER });
+  });
+
+  test("a unique violation is a UniqueViolation naming the constraint, not the key", async () => {
+    await insert(db, "u1");
+    const error = await insert(db, "u1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UniqueViolation);
+    expect((error as Error).message).toBe("unique constraint items_pkey violated");
+    // Other errors pass through as they are.
+    const other = await db.run(sql`INSERT INTO items (id) VALUES (${"u2"})`).catch((e: unknown) => e);
+    expect(other).not.toBeInstanceOf(UniqueViolation);
+    expect((other as Error).message).toContain("null value");
+  });
+
+  test("a transaction commits when its work resolves, and is invisible to others until then", async () => {
+    let seenOutside: unknown = "not read";
+    const result = await db.transaction(async (tx) => {
+      await insert(tx, "t1");
+      await insert(tx, "t2");
+      expect(await tx.get(sql`SELECT id FROM items WHERE id = ${"t1"}`)).toEqual({ id: "t1" });
+      seenOutside = await db.get(sql`SELECT id FROM items WHERE id = ${"t1"}`); // another connection
+      return "done";
+    });
+    expect(result).toBe("done");
+    expect(seenOutside).toBeUndefined();
+    expect(await db.all(sql`SELECT id FROM items WHERE id IN (${"t1"}, ${"t2"}) ORDER BY id`)).toEqual([
+      { id: "t1" },
+      { id: "t2" },
+    ]);
+  });
+
+  test("a transaction rolls back everything and rethrows when its work throws", async () => {
+    const failure = new Error("card declined");
+    await expect(
+      db.transaction(async (tx) => {
+        await insert(tx, "rb1");
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await db.get(sql`SELECT id FROM items WHERE id = ${"rb1"}`)).toBeUndefined();
+
+    await insert(db, "rb-existing");
+    const error = await db
+      .transaction(async (tx) => {
+        await insert(tx, "rb2");
+        await insert(tx, "rb-existing");
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UniqueViolation);
+    expect(await db.get(sql`SELECT id FROM items WHERE id = ${"rb2"}`)).toBeUndefined();
+  });
+
+  test("a nested transaction is a savepoint: its failure undoes only its own writes", async () => {
+    await insert(db, "sp-taken");
+    const outcome = await db.transaction(async (tx) => {
+      await insert(tx, "sp-outer");
+      const inner = await tx
+        .transaction(async (inner) => {
+          await insert(inner, "sp-inner-lost");
+          await insert(inner, "sp-taken"); // a UniqueViolation, caught at the savepoint
+        })
+        .catch((e: unknown) => e);
+      expect(inner).toBeInstanceOf(UniqueViolation);
+      await tx.transaction(async (inner) => {
+        await insert(inner, "sp-inner-kept");
+        await inner.transaction((deeper) => insert(deeper, "sp-deeper-kept"));
+      });
+      await insert(tx, "sp-after"); // the transaction goes on after the failed savepoint
+      return "committed";
+    });
+    expect(outcome).toBe("committed");
+    const ids = await db.all<{ id: string }>(sql`SELECT id FROM items WHERE id LIKE ${"sp-%"} ORDER BY id`);
+    expect(ids.map((row) => row.id)).toEqual(["sp-after", "sp-deeper-kept", "sp-inner-kept", "sp-outer", "sp-taken"]);
+  });
+
+  test("parameterised statements are prepared once per connection and reused", async () => {
+    const single = await openPostgres(await postgresDatabase("prepared"), { max: 1 });
+    try {
+      const text = "SELECT $1::text AS echo";
+      for (const word of ["a", "b", "c"])
+        expect(await single.get(sql`SELECT ${word}::text AS echo`)).toEqual({ echo: word });
+      const prepared = await single.all<{ statement: string }>(
+        sql`SELECT statement FROM pg_prepared_statements WHERE statement = ${text}`,
+      );
+      expect(prepared).toEqual([{ statement: text }]);
+    } finally {
+      await single.close();
+    }
+  });
+
+  test("a URL that is not postgres:// or a server that does not answer stops with a clear message", async () => {
+    await expect(openPostgres("sqlite://x.db")).rejects.toThrow("expected a postgres:// URL, got sqlite://");
+    await expect(openPostgres("not a url")).rejects.toThrow('expected a postgres:// URL, got "not a url"');
+    const refused = await openPostgres("postgres://sandbox:s3cret@127.0.0.1:1/nowhere", {
+      connectionTimeout: 5,
+    }).catch((e: unknown) => e as Error);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toStartWith(
+      "cannot connect to PostgreSQL at postgres://sandbox:***@127.0.0.1:1/nowhere: ",
+    );
+    expect((refused as Error).message).not.toContain("s3cret");
+  });
+});
+
+describePostgres("PostgreSQL migrations", () => {
+  test("a fresh database is migrated once; a second run applies nothing", async () => {
+    const db = await openPostgres(await postgresDatabase("migrate_once"));
+    try {
+      expect(await migratePostgres(db)).toEqual([1]);
+      expect(await migratePostgres(db)).toEqual([]);
+      expect(await db.all(sql`SELECT version, name FROM schema_migrations`)).toEqual([
+        { version: 1, name: "001_init" },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  test("a database migrated by a newer sandbox is refused", async () => {
+    const db = await openPostgres(await postgresDatabase("migrate_newer"));
+    try {
+      await migratePostgres(db);
+      await db.run(
+        sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${999}, ${"999_future"}, ${"x"})`,
+      );
+      await expect(migratePostgres(db)).rejects.toThrow(
+        "the database has migrations this sandbox does not know (999): it was set up by a newer paysandbox",
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
+  test("three processes migrating one fresh database at once apply the schema once, without an error", async () => {
+    const url = await postgresDatabase("migrate_concurrent");
+    const child = resolve(import.meta.dir, "migrate-postgres-child.ts");
+    const children = [1, 2, 3].map(() =>
+      Bun.spawn([process.execPath, child, url], { stdin: "pipe", stdout: "pipe", stderr: "pipe" }),
+    );
+    try {
+      // Wait until every process is connected, then release them together.
+      const outputs = children.map((proc) => readLines(proc.stdout));
+      for (const output of outputs) expect(await output.next()).toBe("ready");
+      for (const proc of children) {
+        proc.stdin.write("go\n");
+        await proc.stdin.flush();
+      }
+      const results = await Promise.all(
+        children.map(async (proc, index) => {
+          const line = await outputs[index]!.next();
+          const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+          return { code, stderr, line };
+        }),
+      );
+      for (const { code, stderr } of results) {
+        expect(stderr).toBe("");
+        expect(code).toBe(0);
+      }
+      const applied = results.map(({ line }) => JSON.parse(line ?? "null").applied).sort();
+      expect(applied).toEqual([[], [], [1]]);
+    } finally {
+      for (const proc of children) proc.kill();
+    }
+    const db = await openPostgres(url);
+    try {
+      expect(await db.all(sql`SELECT version FROM schema_migrations`)).toEqual([{ version: 1 }]);
+      expect(await db.get(sql`SELECT COUNT(*) AS n FROM merchants`)).toEqual({ n: 0 });
+    } finally {
+      await db.close();
+    }
+  });
+
+  test("the schema has every table, column, default, index and trigger of the SQLite schema", async () => {
+    const sqlite = openDatabase(":memory:");
+    const pg = await openPostgres(await postgresDatabase("schema"));
+    try {
+      await migratePostgres(pg);
+      expect(await postgresSchema(pg)).toEqual(sqliteSchema(sqlite));
+    } finally {
+      sqlite.close();
+      await pg.close();
+    }
+  });
+
+  test("the transaction-count triggers keep the per-merchant count of top-level transactions", async () => {
+    const db = await openPostgres(await postgresDatabase("triggers"));
+    try {
+      await migratePostgres(db);
+      const now = "2026-11-23 12:00:00";
+      for (const id of ["m1", "m2"]) {
+        await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
+          api_key_hash, webhook_secret, created_at, updated_at)
+          VALUES (${id}, ${id}, ${`t-${id}`}, ${`th-${id}`}, ${`k-${id}`}, ${`kh-${id}`}, ${"s"}, ${now}, ${now})`);
+        await db.run(sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at)
+          VALUES (${`c-${id}`}, ${id}, ${"||"}, ${now}, ${now})`);
+        await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
+          outcome, created_at, updated_at)
+          VALUES (${`pm-${id}`}, ${id}, ${`c-${id}`}, ${"card"}, ${"A B"}, ${"f"}, ${"approve"}, ${now}, ${now})`);
+      }
+      const charge = (id: string, merchant: string, parent: string | null) =>
+        db.run(sql`INSERT INTO transactions (id, merchant_id, parent_id, customer_id, payment_method_id, method, type,
+          success, total_cents, created_at, updated_at)
+          VALUES (${id}, ${merchant}, ${parent}, ${`c-${merchant}`}, ${`pm-${merchant}`}, ${"card"},
+            ${parent ? "refund" : "charge"}, ${1}, ${9_999_999_999}, ${now}, ${now})`);
+      const counts = () => db.all(sql`SELECT merchant_id, top_level FROM transaction_counts ORDER BY merchant_id`);
+
+      await charge("t1", "m1", null);
+      await charge("t2", "m1", null);
+      await charge("t3", "m1", "t1"); // a child: not counted
+      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
+
+      await db.run(sql`UPDATE transactions SET parent_id = ${"t1"} WHERE id = ${"t2"}`); // becomes a child
+      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
+      await db.run(sql`UPDATE transactions SET parent_id = NULL WHERE id = ${"t3"}`); // becomes top-level
+      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
+
+      await db.run(sql`DELETE FROM transactions WHERE id = ${"t2"}`); // a child: no change
+      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
+      await db.run(sql`UPDATE transactions SET parent_id = NULL WHERE parent_id IS NOT NULL`);
+      await db.run(sql`DELETE FROM transactions WHERE id = ${"t3"}`);
+      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
+
+      // A rolled-back insert leaves the count as it was.
+      await db
+        .transaction(async (tx) => {
+          await tx.run(sql`INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type,
+            success, total_cents, created_at, updated_at)
+            VALUES (${"t9"}, ${"m2"}, ${"c-m2"}, ${"pm-m2"}, ${"card"}, ${"charge"}, ${1}, ${1}, ${now}, ${now})`);
+          throw new Error("abort");
+        })
+        .catch(() => {});
+      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
+      await charge("t10", "m2", null);
+      expect(await counts()).toEqual([
+        { merchant_id: "m1", top_level: 1 },
+        { merchant_id: "m2", top_level: 1 },
+      ]);
+      expect(await db.get(sql`SELECT total_cents FROM transactions WHERE id = ${"t10"}`)).toEqual({
+        total_cents: 9_999_999_999,
+      });
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describePostgres("the PostgreSQL test harness", () => {
+  test("starts a server on loopback as an unprivileged user, and stops it leaving nothing behind, twice", async () => {
+    for (let round = 1; round <= 2; round++) {
+      const server = await startPostgres();
+      const url = await server.createDatabase(`round_${round}`);
+      expect(url).toBe(`postgres://paysandbox@127.0.0.1:${server.port}/round_${round}_1`);
+      const db = await openPostgres(url, { max: 1 });
+      expect(
+        await db.get(sql`SELECT current_database() AS name, current_setting('listen_addresses') AS listen`),
+      ).toEqual({
+        name: `round_${round}_1`,
+        listen: "127.0.0.1",
+      });
+      await db.close();
+      if (process.getuid?.() === 0) expect(statSync(server.dir).uid).not.toBe(0);
+      await server.stop();
+      expect(existsSync(server.dir)).toBe(false);
+      await expect(openPostgres(url, { connectionTimeout: 5 })).rejects.toThrow("cannot connect to PostgreSQL");
+    }
+  });
+});
+
+describe("without PostgreSQL installed", () => {
+  const runFixture = async (ci: string) => {
+    const proc = Bun.spawn([process.execPath, "test", "./tests/storage/fixtures/needs-postgres.ts"], {
+      cwd: resolve(import.meta.dir, "../.."),
+      env: { ...process.env, PAYSANDBOX_PG_BIN: "/nonexistent", CI: ci },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { code, output: stdout + stderr };
+  };
+
+  test("a PostgreSQL suite is skipped with a notice on a developer's machine", async () => {
+    const { code, output } = await runFixture("");
+    expect(output).toContain("NOTICE: PostgreSQL is not installed");
+    expect(output).toContain("1 skip");
+    expect(code).toBe(0);
+  });
+
+  test("under CI=true it fails, saying what to install", async () => {
+    const { code, output } = await runFixture("true");
+    expect(output).toContain("PostgreSQL is installed (CI=true requires it)");
+    expect(output).toContain("install Debian's `postgresql` package");
+    expect(output).toContain("1 fail");
+    expect(code).not.toBe(0);
+  });
+});
+
+/** Reads a process's output line by line. */
+function readLines(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    async next(): Promise<string | undefined> {
+      for (;;) {
+        const newline = buffer.indexOf("\n");
+        if (newline >= 0) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          return line;
+        }
+        const { value, done } = await reader.read();
+        if (done) return buffer || undefined;
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}
+
+interface ColumnShape {
+  name: string;
+  notNull: boolean;
+  default: string | null;
+  primaryKey: boolean;
+}
+interface SchemaShape {
+  tables: Record<string, ColumnShape[]>;
+  indexes: Record<string, { table: string; unique: boolean; partial: boolean; columns: string[] }>;
+  triggers: string[];
+}
+
+/** A default as both dialects can be compared: 0, '', '[]', ... without casts. */
+function normalizeDefault(value: string | null): string | null {
+  if (value === null) return null;
+  return value.replace(/::[a-z ]+$/, "");
+}
+
+function sqliteSchema(db: SqliteDatabase): SchemaShape {
+  const shape: SchemaShape = { tables: {}, indexes: {}, triggers: [] };
+  const tables = db
+    .query<{ name: string }, []>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name",
+    )
+    .all();
+  for (const { name } of tables) {
+    const columns = db
+      .query<{ name: string; notnull: number; dflt_value: string | null; pk: number }, []>(`PRAGMA table_info(${name})`)
+      .all();
+    shape.tables[name] = columns.map((column) => ({
+      name: column.name,
+      notNull: column.notnull === 1 || column.pk > 0,
+      default: normalizeDefault(column.dflt_value),
+      primaryKey: column.pk > 0,
+    }));
+    for (const index of db
+      .query<{ name: string; unique: number; origin: string; partial: number }, []>(`PRAGMA index_list(${name})`)
+      .all()) {
+      if (index.origin === "pk") continue;
+      const columns = db
+        .query<{ name: string }, []>(`PRAGMA index_info(${index.name})`)
+        .all()
+        .map((column) => column.name);
+      // A UNIQUE column constraint's automatic index: named after its table and column in PostgreSQL.
+      const key = index.origin === "u" ? `${name}_${columns.join("_")}_key` : index.name;
+      shape.indexes[key] = { table: name, unique: index.unique === 1, partial: index.partial === 1, columns };
+    }
+  }
+  shape.triggers = db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+    .all()
+    .map((row) => row.name);
+  return shape;
+}
+
+async function postgresSchema(db: PostgresDatabase): Promise<SchemaShape> {
+  const shape: SchemaShape = { tables: {}, indexes: {}, triggers: [] };
+  const columns = await db.all<{
+    table_name: string;
+    column_name: string;
+    is_nullable: string;
+    column_default: string | null;
+    is_identity: string;
+    primary_key: number;
+  }>(sql`
+    SELECT c.table_name, c.column_name, c.is_nullable, c.column_default, c.is_identity,
+      EXISTS (SELECT 1 FROM information_schema.key_column_usage k
+        JOIN information_schema.table_constraints tc ON tc.constraint_name = k.constraint_name AND tc.table_name = k.table_name
+        WHERE tc.constraint_type = 'PRIMARY KEY' AND k.table_name = c.table_name AND k.column_name = c.column_name) AS primary_key
+    FROM information_schema.columns c
+    WHERE c.table_schema = 'public' AND c.table_name <> 'schema_migrations'
+    ORDER BY c.table_name, c.ordinal_position`);
+  for (const column of columns) {
+    (shape.tables[column.table_name] ??= []).push({
+      name: column.column_name,
+      notNull: column.is_nullable === "NO",
+      // SQLite's AUTOINCREMENT key is an identity column here; neither has a default to compare.
+      default: column.is_identity === "YES" ? null : normalizeDefault(column.column_default),
+      primaryKey: column.primary_key === 1,
+    });
+  }
+  const indexes = await db.all<{ name: string; table: string; unique: number; partial: number; columns: string }>(sql`
+    SELECT i.relname AS name, t.relname AS table, ix.indisunique AS unique, (ix.indpred IS NOT NULL) AS partial,
+      (SELECT string_agg(a.attname, ',' ORDER BY k.ord) FROM unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord)
+        JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum) AS columns
+    FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid JOIN pg_class t ON t.oid = ix.indrelid
+    JOIN pg_namespace n ON n.oid = t.relnamespace
+    WHERE n.nspname = 'public' AND NOT ix.indisprimary AND t.relname <> 'schema_migrations'`);
+  for (const index of indexes) {
+    shape.indexes[index.name] = {
+      table: index.table,
+      unique: index.unique === 1,
+      partial: index.partial === 1,
+      columns: index.columns.split(","),
+    };
+  }
+  shape.triggers = (
+    await db.all<{ name: string }>(
+      sql`SELECT DISTINCT trigger_name AS name FROM information_schema.triggers ORDER BY name`,
+    )
+  ).map((row) => row.name);
+  return shape;
+}
