@@ -11,7 +11,7 @@ import { sql, UniqueViolation } from "../../src/storage/database";
 import { openPostgres, type PostgresDatabase } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
 import { openDatabase } from "../../src/storage/sqlite/open";
-import { describePostgres, postgresDatabase, startPostgres } from "../support/postgres";
+import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase, startPostgres } from "../support/postgres";
 
 describePostgres("PostgreSQL executor", () => {
   let db: PostgresDatabase;
@@ -19,7 +19,7 @@ describePostgres("PostgreSQL executor", () => {
   beforeAll(async () => {
     db = await openPostgres(await postgresDatabase("executor"));
     await db.run(sql`CREATE TABLE items (id TEXT PRIMARY KEY, name TEXT NOT NULL, cents BIGINT NOT NULL, qty INTEGER)`);
-  });
+  }, POSTGRES_TIMEOUT_MS);
   afterAll(() => db?.close());
 
   const insert = (executor: Pick<PostgresDatabase, "run">, id: string, cents = 100, qty: number | null = 1) =>
@@ -155,20 +155,24 @@ describePostgres("PostgreSQL executor", () => {
     expect(ids.map((row) => row.id)).toEqual(["sp-after", "sp-deeper-kept", "sp-inner-kept", "sp-outer", "sp-taken"]);
   });
 
-  test("parameterised statements are prepared once per connection and reused", async () => {
-    const single = await openPostgres(await postgresDatabase("prepared"), { max: 1 });
-    try {
-      const text = "SELECT $1::text AS echo";
-      for (const word of ["a", "b", "c"])
-        expect(await single.get(sql`SELECT ${word}::text AS echo`)).toEqual({ echo: word });
-      const prepared = await single.all<{ statement: string }>(
-        sql`SELECT statement FROM pg_prepared_statements WHERE statement = ${text}`,
-      );
-      expect(prepared).toEqual([{ statement: text }]);
-    } finally {
-      await single.close();
-    }
-  });
+  test(
+    "parameterised statements are prepared once per connection and reused",
+    async () => {
+      const single = await openPostgres(await postgresDatabase("prepared"), { max: 1 });
+      try {
+        const text = "SELECT $1::text AS echo";
+        for (const word of ["a", "b", "c"])
+          expect(await single.get(sql`SELECT ${word}::text AS echo`)).toEqual({ echo: word });
+        const prepared = await single.all<{ statement: string }>(
+          sql`SELECT statement FROM pg_prepared_statements WHERE statement = ${text}`,
+        );
+        expect(prepared).toEqual([{ statement: text }]);
+      } finally {
+        await single.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
 
   test("a URL that is not postgres:// or a server that does not answer stops with a clear message", async () => {
     await expect(openPostgres("sqlite://x.db")).rejects.toThrow("expected a postgres:// URL, got sqlite://");
@@ -185,167 +189,191 @@ describePostgres("PostgreSQL executor", () => {
 });
 
 describePostgres("PostgreSQL migrations", () => {
-  test("a fresh database is migrated once; a second run applies nothing", async () => {
-    const db = await openPostgres(await postgresDatabase("migrate_once"));
-    try {
-      expect(await migratePostgres(db)).toEqual([1]);
-      expect(await migratePostgres(db)).toEqual([]);
-      expect(await db.all(sql`SELECT version, name FROM schema_migrations`)).toEqual([
-        { version: 1, name: "001_init" },
-      ]);
-    } finally {
-      await db.close();
-    }
-  });
-
-  test("a database migrated by a newer sandbox is refused", async () => {
-    const db = await openPostgres(await postgresDatabase("migrate_newer"));
-    try {
-      await migratePostgres(db);
-      await db.run(
-        sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${999}, ${"999_future"}, ${"x"})`,
-      );
-      await expect(migratePostgres(db)).rejects.toThrow(
-        "the database has migrations this sandbox does not know (999): it was set up by a newer paysandbox",
-      );
-    } finally {
-      await db.close();
-    }
-  });
-
-  test("three processes migrating one fresh database at once apply the schema once, without an error", async () => {
-    const url = await postgresDatabase("migrate_concurrent");
-    const child = resolve(import.meta.dir, "migrate-postgres-child.ts");
-    const children = [1, 2, 3].map(() =>
-      Bun.spawn([process.execPath, child, url], { stdin: "pipe", stdout: "pipe", stderr: "pipe" }),
-    );
-    try {
-      // Wait until every process is connected, then release them together.
-      const outputs = children.map((proc) => readLines(proc.stdout));
-      for (const output of outputs) expect(await output.next()).toBe("ready");
-      for (const proc of children) {
-        proc.stdin.write("go\n");
-        await proc.stdin.flush();
+  test(
+    "a fresh database is migrated once; a second run applies nothing",
+    async () => {
+      const db = await openPostgres(await postgresDatabase("migrate_once"));
+      try {
+        expect(await migratePostgres(db)).toEqual([1]);
+        expect(await migratePostgres(db)).toEqual([]);
+        expect(await db.all(sql`SELECT version, name FROM schema_migrations`)).toEqual([
+          { version: 1, name: "001_init" },
+        ]);
+      } finally {
+        await db.close();
       }
-      const results = await Promise.all(
-        children.map(async (proc, index) => {
-          const line = await outputs[index]!.next();
-          const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-          return { code, stderr, line };
-        }),
-      );
-      for (const { code, stderr } of results) {
-        expect(stderr).toBe("");
-        expect(code).toBe(0);
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
+  test(
+    "a database migrated by a newer sandbox is refused",
+    async () => {
+      const db = await openPostgres(await postgresDatabase("migrate_newer"));
+      try {
+        await migratePostgres(db);
+        await db.run(
+          sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${999}, ${"999_future"}, ${"x"})`,
+        );
+        await expect(migratePostgres(db)).rejects.toThrow(
+          "the database has migrations this sandbox does not know (999): it was set up by a newer paysandbox",
+        );
+      } finally {
+        await db.close();
       }
-      const applied = results.map(({ line }) => JSON.parse(line ?? "null").applied).sort();
-      expect(applied).toEqual([[], [], [1]]);
-    } finally {
-      for (const proc of children) proc.kill();
-    }
-    const db = await openPostgres(url);
-    try {
-      expect(await db.all(sql`SELECT version FROM schema_migrations`)).toEqual([{ version: 1 }]);
-      expect(await db.get(sql`SELECT COUNT(*) AS n FROM merchants`)).toEqual({ n: 0 });
-    } finally {
-      await db.close();
-    }
-  });
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
 
-  test("the schema has every table, column, default, index and trigger of the SQLite schema", async () => {
-    const sqlite = openDatabase(":memory:");
-    const pg = await openPostgres(await postgresDatabase("schema"));
-    try {
-      await migratePostgres(pg);
-      expect(await postgresSchema(pg)).toEqual(sqliteSchema(sqlite));
-    } finally {
-      sqlite.close();
-      await pg.close();
-    }
-  });
+  test(
+    "three processes migrating one fresh database at once apply the schema once, without an error",
+    async () => {
+      const url = await postgresDatabase("migrate_concurrent");
+      const child = resolve(import.meta.dir, "migrate-postgres-child.ts");
+      const children = [1, 2, 3].map(() =>
+        Bun.spawn([process.execPath, child, url], { stdin: "pipe", stdout: "pipe", stderr: "pipe" }),
+      );
+      try {
+        // Wait until every process is connected, then release them together.
+        const outputs = children.map((proc) => readLines(proc.stdout));
+        for (const output of outputs) expect(await output.next()).toBe("ready");
+        for (const proc of children) {
+          proc.stdin.write("go\n");
+          await proc.stdin.flush();
+        }
+        const results = await Promise.all(
+          children.map(async (proc, index) => {
+            const line = await outputs[index]!.next();
+            const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+            return { code, stderr, line };
+          }),
+        );
+        for (const { code, stderr } of results) {
+          expect(stderr).toBe("");
+          expect(code).toBe(0);
+        }
+        const applied = results.map(({ line }) => JSON.parse(line ?? "null").applied).sort();
+        expect(applied).toEqual([[], [], [1]]);
+      } finally {
+        for (const proc of children) proc.kill();
+      }
+      const db = await openPostgres(url);
+      try {
+        expect(await db.all(sql`SELECT version FROM schema_migrations`)).toEqual([{ version: 1 }]);
+        expect(await db.get(sql`SELECT COUNT(*) AS n FROM merchants`)).toEqual({ n: 0 });
+      } finally {
+        await db.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
 
-  test("the transaction-count triggers keep the per-merchant count of top-level transactions", async () => {
-    const db = await openPostgres(await postgresDatabase("triggers"));
-    try {
-      await migratePostgres(db);
-      const now = "2026-11-23 12:00:00";
-      for (const id of ["m1", "m2"]) {
-        await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
+  test(
+    "the schema has every table, column, default, index and trigger of the SQLite schema",
+    async () => {
+      const sqlite = openDatabase(":memory:");
+      const pg = await openPostgres(await postgresDatabase("schema"));
+      try {
+        await migratePostgres(pg);
+        expect(await postgresSchema(pg)).toEqual(sqliteSchema(sqlite));
+      } finally {
+        sqlite.close();
+        await pg.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
+  test(
+    "the transaction-count triggers keep the per-merchant count of top-level transactions",
+    async () => {
+      const db = await openPostgres(await postgresDatabase("triggers"));
+      try {
+        await migratePostgres(db);
+        const now = "2026-11-23 12:00:00";
+        for (const id of ["m1", "m2"]) {
+          await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
           api_key_hash, webhook_secret, created_at, updated_at)
           VALUES (${id}, ${id}, ${`t-${id}`}, ${`th-${id}`}, ${`k-${id}`}, ${`kh-${id}`}, ${"s"}, ${now}, ${now})`);
-        await db.run(sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at)
+          await db.run(sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at)
           VALUES (${`c-${id}`}, ${id}, ${"||"}, ${now}, ${now})`);
-        await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
+          await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
           outcome, created_at, updated_at)
           VALUES (${`pm-${id}`}, ${id}, ${`c-${id}`}, ${"card"}, ${"A B"}, ${"f"}, ${"approve"}, ${now}, ${now})`);
-      }
-      const charge = (id: string, merchant: string, parent: string | null) =>
-        db.run(sql`INSERT INTO transactions (id, merchant_id, parent_id, customer_id, payment_method_id, method, type,
+        }
+        const charge = (id: string, merchant: string, parent: string | null) =>
+          db.run(sql`INSERT INTO transactions (id, merchant_id, parent_id, customer_id, payment_method_id, method, type,
           success, total_cents, created_at, updated_at)
           VALUES (${id}, ${merchant}, ${parent}, ${`c-${merchant}`}, ${`pm-${merchant}`}, ${"card"},
             ${parent ? "refund" : "charge"}, ${1}, ${9_999_999_999}, ${now}, ${now})`);
-      const counts = () => db.all(sql`SELECT merchant_id, top_level FROM transaction_counts ORDER BY merchant_id`);
+        const counts = () => db.all(sql`SELECT merchant_id, top_level FROM transaction_counts ORDER BY merchant_id`);
 
-      await charge("t1", "m1", null);
-      await charge("t2", "m1", null);
-      await charge("t3", "m1", "t1"); // a child: not counted
-      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
+        await charge("t1", "m1", null);
+        await charge("t2", "m1", null);
+        await charge("t3", "m1", "t1"); // a child: not counted
+        expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
 
-      await db.run(sql`UPDATE transactions SET parent_id = ${"t1"} WHERE id = ${"t2"}`); // becomes a child
-      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
-      await db.run(sql`UPDATE transactions SET parent_id = NULL WHERE id = ${"t3"}`); // becomes top-level
-      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
+        await db.run(sql`UPDATE transactions SET parent_id = ${"t1"} WHERE id = ${"t2"}`); // becomes a child
+        expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
+        await db.run(sql`UPDATE transactions SET parent_id = NULL WHERE id = ${"t3"}`); // becomes top-level
+        expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
 
-      await db.run(sql`DELETE FROM transactions WHERE id = ${"t2"}`); // a child: no change
-      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
-      await db.run(sql`UPDATE transactions SET parent_id = NULL WHERE parent_id IS NOT NULL`);
-      await db.run(sql`DELETE FROM transactions WHERE id = ${"t3"}`);
-      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
+        await db.run(sql`DELETE FROM transactions WHERE id = ${"t2"}`); // a child: no change
+        expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 2 }]);
+        await db.run(sql`UPDATE transactions SET parent_id = NULL WHERE parent_id IS NOT NULL`);
+        await db.run(sql`DELETE FROM transactions WHERE id = ${"t3"}`);
+        expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
 
-      // A rolled-back insert leaves the count as it was.
-      await db
-        .transaction(async (tx) => {
-          await tx.run(sql`INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type,
+        // A rolled-back insert leaves the count as it was.
+        await db
+          .transaction(async (tx) => {
+            await tx.run(sql`INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type,
             success, total_cents, created_at, updated_at)
             VALUES (${"t9"}, ${"m2"}, ${"c-m2"}, ${"pm-m2"}, ${"card"}, ${"charge"}, ${1}, ${1}, ${now}, ${now})`);
-          throw new Error("abort");
-        })
-        .catch(() => {});
-      expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
-      await charge("t10", "m2", null);
-      expect(await counts()).toEqual([
-        { merchant_id: "m1", top_level: 1 },
-        { merchant_id: "m2", top_level: 1 },
-      ]);
-      expect(await db.get(sql`SELECT total_cents FROM transactions WHERE id = ${"t10"}`)).toEqual({
-        total_cents: 9_999_999_999,
-      });
-    } finally {
-      await db.close();
-    }
-  });
+            throw new Error("abort");
+          })
+          .catch(() => {});
+        expect(await counts()).toEqual([{ merchant_id: "m1", top_level: 1 }]);
+        await charge("t10", "m2", null);
+        expect(await counts()).toEqual([
+          { merchant_id: "m1", top_level: 1 },
+          { merchant_id: "m2", top_level: 1 },
+        ]);
+        expect(await db.get(sql`SELECT total_cents FROM transactions WHERE id = ${"t10"}`)).toEqual({
+          total_cents: 9_999_999_999,
+        });
+      } finally {
+        await db.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
 });
 
 describePostgres("the PostgreSQL test harness", () => {
-  test("starts a server on loopback as an unprivileged user, and stops it leaving nothing behind, twice", async () => {
-    for (let round = 1; round <= 2; round++) {
-      const server = await startPostgres();
-      const url = await server.createDatabase(`round_${round}`);
-      expect(url).toBe(`postgres://paysandbox@127.0.0.1:${server.port}/round_${round}_1`);
-      const db = await openPostgres(url, { max: 1 });
-      expect(
-        await db.get(sql`SELECT current_database() AS name, current_setting('listen_addresses') AS listen`),
-      ).toEqual({
-        name: `round_${round}_1`,
-        listen: "127.0.0.1",
-      });
-      await db.close();
-      if (process.getuid?.() === 0) expect(statSync(server.dir).uid).not.toBe(0);
-      await server.stop();
-      expect(existsSync(server.dir)).toBe(false);
-      await expect(openPostgres(url, { connectionTimeout: 5 })).rejects.toThrow("cannot connect to PostgreSQL");
-    }
-  });
+  test(
+    "starts a server on loopback as an unprivileged user, and stops it leaving nothing behind, twice",
+    async () => {
+      for (let round = 1; round <= 2; round++) {
+        const server = await startPostgres();
+        const url = await server.createDatabase(`round_${round}`);
+        expect(url).toBe(`postgres://paysandbox@127.0.0.1:${server.port}/round_${round}_1`);
+        const db = await openPostgres(url, { max: 1 });
+        expect(
+          await db.get(sql`SELECT current_database() AS name, current_setting('listen_addresses') AS listen`),
+        ).toEqual({
+          name: `round_${round}_1`,
+          listen: "127.0.0.1",
+        });
+        await db.close();
+        if (process.getuid?.() === 0) expect(statSync(server.dir).uid).not.toBe(0);
+        await server.stop();
+        expect(existsSync(server.dir)).toBe(false);
+        await expect(openPostgres(url, { connectionTimeout: 5 })).rejects.toThrow("cannot connect to PostgreSQL");
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
 });
 
 describe("without PostgreSQL installed", () => {
@@ -364,20 +392,28 @@ describe("without PostgreSQL installed", () => {
     return { code, output: stdout + stderr };
   };
 
-  test("a PostgreSQL suite is skipped with a notice on a developer's machine", async () => {
-    const { code, output } = await runFixture("");
-    expect(output).toContain("NOTICE: PostgreSQL is not installed");
-    expect(output).toContain("1 skip");
-    expect(code).toBe(0);
-  });
+  test(
+    "a PostgreSQL suite is skipped with a notice on a developer's machine",
+    async () => {
+      const { code, output } = await runFixture("");
+      expect(output).toContain("NOTICE: PostgreSQL is not installed");
+      expect(output).toContain("1 skip");
+      expect(code).toBe(0);
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
 
-  test("under CI=true it fails, saying what to install", async () => {
-    const { code, output } = await runFixture("true");
-    expect(output).toContain("PostgreSQL is installed (CI=true requires it)");
-    expect(output).toContain("install Debian's `postgresql` package");
-    expect(output).toContain("1 fail");
-    expect(code).not.toBe(0);
-  });
+  test(
+    "under CI=true it fails, saying what to install",
+    async () => {
+      const { code, output } = await runFixture("true");
+      expect(output).toContain("PostgreSQL is installed (CI=true requires it)");
+      expect(output).toContain("install Debian's `postgresql` package");
+      expect(output).toContain("1 fail");
+      expect(code).not.toBe(0);
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
 });
 
 /** Reads a process's output line by line. */

@@ -20,7 +20,7 @@
  *   beforeAll(async () => (url = await postgresDatabase("payments")));
  * });
  */
-import { describe, test } from "bun:test";
+import { beforeAll, describe, test } from "bun:test";
 import { SQL } from "bun";
 import {
   appendFileSync,
@@ -35,6 +35,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+
+/**
+ * A bound for a test or hook that starts a server or creates databases: initdb takes ~1 s on an
+ * idle machine and many times that on a loaded one (bun test's default is 5 s).
+ */
+export const POSTGRES_TIMEOUT_MS = 120_000;
 
 /** The superuser initdb creates; every test database belongs to it (trust auth on loopback). */
 export const POSTGRES_USER = "paysandbox";
@@ -96,7 +102,11 @@ let noticeShown = false;
  */
 export function describePostgres(name: string, body: () => void): void {
   if (findPostgresBin()) {
-    describe(name, body);
+    describe(name, () => {
+      // The shared server starts here, under a bound that fits initdb, not in a test's 5 s.
+      beforeAll(() => sharedPostgres().then(() => undefined), POSTGRES_TIMEOUT_MS);
+      body();
+    });
   } else if (onCi()) {
     describe(name, () => {
       test("PostgreSQL is installed (CI=true requires it)", () => {
