@@ -17,8 +17,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { buildDeps, composeApp } from "../src/entry/app";
-import { GroupCommit } from "../src/storage/sqlite/group-commit";
-import { closeDatabase, openDatabase } from "../src/storage/sqlite/open";
+import { around } from "../src/storage/sqlite/group-commit";
+import { openSqlite } from "../src/storage/sqlite/database";
 import { countStatements, type StatementCount } from "../src/storage/sqlite/statement-counter";
 import { createLogger } from "../src/lib/logger";
 
@@ -208,14 +208,13 @@ async function withCpu(pid: number, phase: () => Promise<Load>): Promise<Load & 
  * share, are counted in full).
  */
 async function statementsPerCharge(): Promise<StatementCount> {
-  const db = openDatabase(":memory:");
-  const counter = countStatements(db);
-  const deps = buildDeps({ db, config: { quiet: true }, log: createLogger({ quiet: true }) });
+  const db = openSqlite(":memory:", { groupCommit: true });
+  const counter = countStatements(db.raw);
+  const deps = await buildDeps({ db, config: { quiet: true }, log: createLogger({ quiet: true }) });
   const app = composeApp(deps);
-  const batches = new GroupCommit(db);
-  const merchant = deps.services.merchants.getDefault();
+  const merchant = await deps.services.merchants.getDefault();
   const post = async (path: string, body: unknown) => {
-    const response = await batches.around(() =>
+    const response = await around(db, () =>
       app.handle(
         new Request(`http://localhost${path}`, {
           method: "POST",
@@ -233,7 +232,7 @@ async function statementsPerCharge(): Promise<StatementCount> {
   counter.take();
   await post("/charge", { payment_method_id: pm.id, total: 10.5, meta: { reference: "bench" } });
   const count = counter.take();
-  closeDatabase(db);
+  await db.close();
   return count;
 }
 
@@ -245,10 +244,24 @@ async function statementsPerCharge(): Promise<StatementCount> {
  * transaction lists hold `rows` and 1,000 transactions (already settled, so the start-up settlement
  * catch-up has nothing to batch).
  */
-function seed(path: string, options: Options): void {
-  const db = openDatabase(path);
-  const deps = buildDeps({ db, config: { quiet: true }, log: createLogger({ quiet: true }) });
+async function seed(path: string, options: Options): Promise<void> {
+  const storage = openSqlite(path);
+  const db = storage.raw;
+  const deps = await buildDeps({ db: storage, config: { quiet: true }, log: createLogger({ quiet: true }) });
   const { merchants, paymentMethods } = deps.services;
+  const tokenized = (merchant: Parameters<typeof paymentMethods.tokenize>[1]) =>
+    storage.transaction((tx) => paymentMethods.tokenize(tx, merchant, { ...CARD } as never));
+  const merchant = await merchants.getDefault();
+  const template = await tokenized(merchant);
+  const others: { key: string; rows: number; m: Awaited<ReturnType<typeof merchants.create>>; pm: typeof template }[] =
+    [];
+  for (const [key, rows] of [
+    [BIG_KEY, options.rows],
+    [SMALL_KEY, 1000],
+  ] as const) {
+    const m = await merchants.create({ name: `bench ${rows}`, apiKey: key });
+    others.push({ key, rows, m, pm: await tokenized(m) });
+  }
   const clone = (merchantId: string, prefix: string, count: number, template: string) =>
     db.run(
       `INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four,
@@ -260,15 +273,8 @@ function seed(path: string, options: Options): void {
       [count, prefix, template, merchantId],
     );
   db.transaction(() => {
-    const merchant = merchants.getDefault();
-    const template = paymentMethods.tokenize(merchant, { ...CARD } as never);
     clone(merchant.id, PM_PREFIX, options.methods, template.id);
-    for (const [key, rows] of [
-      [BIG_KEY, options.rows],
-      [SMALL_KEY, 1000],
-    ] as const) {
-      const m = merchants.create({ name: `bench ${rows}`, apiKey: key });
-      const pm = paymentMethods.tokenize(m, { ...CARD } as never);
+    for (const { key, rows, m, pm } of others) {
       db.run(
         `INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type, success, total_cents,
            last_four, auth_id, issuer_auth_code, message, meta, reference_id, source, batch_id, settled_at, fee_cents,
@@ -284,7 +290,7 @@ function seed(path: string, options: Options): void {
       );
     }
   }).immediate();
-  closeDatabase(db);
+  await storage.close();
 }
 
 // ---------------------------------------------------------------- load
@@ -435,7 +441,7 @@ async function main() {
   const seedOnly = process.argv.indexOf("--seed-only");
   if (seedOnly >= 0) {
     // Builds the benchmark database at the given path and stops (for profiling by hand).
-    seed(resolve(process.argv[seedOnly + 1]!), options);
+    await seed(resolve(process.argv[seedOnly + 1]!), options);
     return;
   }
   const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -448,7 +454,7 @@ async function main() {
       `seeding ${options.methods.toLocaleString()} payment methods and ${options.rows.toLocaleString()} + 1,000 transactions…`,
     );
     const seedStart = performance.now();
-    seed(dbPath, options);
+    await seed(dbPath, options);
     results.seed_seconds = round((performance.now() - seedStart) / 1000);
 
     log("cold starts…");

@@ -438,19 +438,19 @@ function mix(seed: number, i: number): number {
 const CODES = new Set(Object.keys(API_ERROR_STATUS));
 
 function snapshotQuery(ctx: TestContext): () => string {
-  const tables = ctx.deps.db
+  const tables = ctx.deps.sqlite
     .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     .all()
     .map((t) => t.name);
   const parts = tables.map((name) => {
-    const columns = ctx.deps.db
+    const columns = ctx.deps.sqlite
       .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${name}')`)
       .all()
       .map((c) => c.name);
     const updated = columns.includes("updated_at") ? "MAX(updated_at)" : "NULL";
     return `SELECT '${name}' AS t, COUNT(*) AS n, MAX(rowid) AS r, ${updated} AS u FROM "${name}"`;
   });
-  const statement = ctx.deps.db.query(parts.join(" UNION ALL "));
+  const statement = ctx.deps.sqlite.query(parts.join(" UNION ALL "));
   return () => JSON.stringify(statement.all());
 }
 
@@ -483,7 +483,7 @@ export async function fuzz(options: {
   /** The sandbox to fuzz (default: a fresh one on an in-memory database). */
   context?: TestContext;
 }): Promise<FuzzReport> {
-  const ctx = options.context ?? setup();
+  const ctx = options.context ?? (await setup());
   const pools: Pools = { ids: [], tokens: [], keys: [] };
   await fixtures(ctx, pools, true);
   const doc = (await ctx.call("GET", "/openapi/json")).body as { paths: Record<string, Record<string, any>> };

@@ -1,8 +1,9 @@
 /**
- * Record-change events. Services emit them inside the SQLite transaction that makes the change,
- * so a listener that writes rows (the webhook outbox) commits or rolls back with it.
- * Listeners must be synchronous.
+ * Record-change events. Services emit them inside the unit of work that makes the change, passing
+ * its executor (`Ex`: the storage Executor, src/storage/database.ts; the domain does not import
+ * storage), so a listener that writes rows (the webhook outbox) commits or rolls back with it.
  */
+
 export const EVENT_NAMES = [
   "create_customer",
   "update_customer",
@@ -22,13 +23,16 @@ export interface SandboxEvent {
   record: { readonly id: string };
 }
 
-export type EventListener = (event: SandboxEvent) => void;
+/** A listener runs inside the emitter's unit of work: `ex` is its executor. */
+export type EventListener<Ex extends object = object> = (ex: Ex, event: SandboxEvent) => Promise<void> | void;
 
-export class EventBus {
-  private readonly listeners: EventListener[] = [];
+export class EventBus<Ex extends object = object> {
+  private readonly listeners: EventListener<Ex>[] = [];
+  /** Events waiting for delivery, per unit of work whose delivery is under way. */
+  private readonly queues = new Map<Ex, SandboxEvent[]>();
 
   /** Registers a listener; returns a function that removes it. */
-  on(listener: EventListener): () => void {
+  on(listener: EventListener<Ex>): () => void {
     this.listeners.push(listener);
     return () => {
       const at = this.listeners.indexOf(listener);
@@ -36,25 +40,30 @@ export class EventBus {
     };
   }
 
-  private readonly queue: SandboxEvent[] = [];
-  private delivering = false;
-
   /**
-   * Delivers the event to every listener, synchronously. An event a listener emits while
-   * another is being delivered (update_invoice caused by create_transaction) is delivered right
-   * after it, so every listener sees events in cause-then-effect order.
+   * Delivers the event to every listener in turn, awaiting each. An event a listener emits while
+   * another of the same unit of work is being delivered (update_invoice caused by
+   * create_transaction) is delivered right after it, so every listener sees events in
+   * cause-then-effect order. Units of work emitting at the same time each keep their own queue.
+   * A listener that returns no promise runs synchronously, inside this call.
    */
-  emit(event: SandboxEvent): void {
-    this.queue.push(event);
-    if (this.delivering) return;
-    this.delivering = true;
+  async emit(ex: Ex, event: SandboxEvent): Promise<void> {
+    const delivering = this.queues.get(ex);
+    if (delivering) {
+      delivering.push(event);
+      return;
+    }
+    const queue: SandboxEvent[] = [event];
+    this.queues.set(ex, queue);
     try {
-      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
-        for (const listener of this.listeners) listener(next);
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        for (const listener of [...this.listeners]) {
+          const pending = listener(ex, next);
+          if (pending) await pending;
+        }
       }
     } finally {
-      this.delivering = false;
-      this.queue.length = 0;
+      this.queues.delete(ex);
     }
   }
 }

@@ -2,7 +2,8 @@
  * createApp(deps) composes every module into one Elysia app. src/entry/server.ts listens with it; tests
  * build the very same app and call app.handle(new Request(...)).
  */
-import type { Database } from "bun:sqlite";
+import type { Database, Executor } from "../storage/database";
+import { connectionOf } from "../storage/sqlite/connection";
 import { Elysia } from "elysia";
 import { chargeRoutes } from "../http/routes/charge";
 import { clockRoutes } from "../http/routes/clock";
@@ -120,14 +121,15 @@ async function parseJsonBody({ request }: { request: Request }): Promise<unknown
   return value;
 }
 
-export function buildDeps(options: CreateAppOptions): AppDeps {
+export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
   const config: Config = { ...DEFAULT_CONFIG, ...options.config };
-  const clock = options.clock ?? new SandboxClock(options.db);
-  const events = new EventBus();
+  const sqlite = connectionOf(options.db);
+  const clock = options.clock ?? new SandboxClock(sqlite);
+  const events = new EventBus<Executor>();
   const log = options.log ?? createLogger({ quiet: config.quiet });
-  const services = createServices(options.db, clock, events);
-  services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
-  const mailer = new Mailer(options.db, {
+  const services = await createServices(options.db, clock, events);
+  await services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
+  const mailer = new Mailer(sqlite, {
     smtpUrl: config.smtpUrl,
     smtpAllow: config.smtpAllow,
     log,
@@ -135,6 +137,7 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
   });
   return {
     db: options.db,
+    sqlite,
     config,
     publicUrl: options.publicUrl ?? publicUrlOf(config),
     clock,
@@ -146,7 +149,7 @@ export function buildDeps(options: CreateAppOptions): AppDeps {
       clockTicker(clock, log),
       mailer.worker(),
       new WebhookDispatcher({
-        db: options.db,
+        db: sqlite,
         clock,
         outbox: services.webhooks,
         log,
@@ -188,8 +191,8 @@ export async function stopWorkers(deps: AppDeps): Promise<void> {
   for (const worker of [...deps.workers].reverse()) await worker.stop();
 }
 
-export function createApp(options: CreateAppOptions) {
-  const deps = buildDeps(options);
+export async function createApp(options: CreateAppOptions) {
+  const deps = await buildDeps(options);
   return composeApp(deps);
 }
 

@@ -9,8 +9,8 @@ import { dirname, resolve } from "node:path";
 import { buildDeps, composeApp, startWorkers, stopWorkers, VERSION } from "./app";
 import { closeLiveStreams } from "../http/dashboard/routes";
 import { ConfigError, helpText, loadConfig, publicUrlOf, type Config } from "../lib/config";
-import { closeDatabase, openDatabase } from "../storage/sqlite/open";
-import { GroupCommit } from "../storage/sqlite/group-commit";
+import { openSqlite, type SqliteDatabase } from "../storage/sqlite/database";
+import { around, groupCommitWorker } from "../storage/sqlite/group-commit";
 import { createLogger } from "../lib/logger";
 import { isLoopbackBind } from "../lib/net";
 
@@ -145,24 +145,23 @@ export async function main(argv: string[]): Promise<void> {
       fail(`cannot reset the database at ${dbPath}: ${reason(error)}`);
     }
   }
-  let db;
+  const log = createLogger({ quiet: config.quiet });
+  let db: SqliteDatabase;
   try {
-    db = openDatabase(dbPath);
+    // Concurrent requests share one SQLite commit; each answer waits for the commit of its writes.
+    db = openSqlite(dbPath, { groupCommit: true, log });
   } catch (error) {
     fail(`cannot open the database at ${dbPath}: ${reason(error)}`);
   }
-  const log = createLogger({ quiet: config.quiet });
-  const deps = buildDeps({ db, config, log, publicUrl: publicUrlOf(config) });
+  const deps = await buildDeps({ db, config, log, publicUrl: publicUrlOf(config) });
   const app = composeApp(deps);
-  // Concurrent requests share one SQLite commit; each answer waits for the commit of its writes.
-  const batches = new GroupCommit(db, log);
-  deps.workers.push(batches.worker());
+  deps.workers.push(groupCommitWorker(db));
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
       hostname: config.host,
       port: config.port,
-      fetch: (request) => batches.around(() => app.fetch(request)),
+      fetch: (request) => around(db, () => app.fetch(request)),
       // Bodies over 1 MiB get the 413 envelope from the app; this only stops absurd uploads early.
       maxRequestBodySize: 8 * 1024 * 1024,
       error: () => Response.json({ message: "Internal error.", code: "internal_error" }, { status: 500 }),
@@ -178,7 +177,7 @@ export async function main(argv: string[]): Promise<void> {
   const url = config.publicUrl ? publicUrlOf(config) : publicUrlOf(config, server.port);
   deps.publicUrl = url;
   startWorkers(deps);
-  const merchant = deps.services.merchants.getDefault();
+  const merchant = await deps.services.merchants.getDefault();
   const dbNote = dbPath === ":memory:" ? "" : config.reset && existed ? " (reset)" : existed ? "" : " (created)";
   process.stdout.write(
     config.readyJson
@@ -197,7 +196,7 @@ export async function main(argv: string[]): Promise<void> {
     closeLiveStreams(deps); // open dashboard tabs would keep the graceful stop waiting
     await server.stop();
     await stopWorkers(deps);
-    closeDatabase(db);
+    await db.close();
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -6,15 +6,15 @@ import type { AppDeps } from "./deps";
  * a request without a valid key is a 401 whatever else is wrong with it.
  */
 export function merchantAuth(deps: AppDeps) {
-  return new Elysia().derive({ as: "scoped" }, ({ headers }) => ({
-    merchant: deps.services.merchants.authenticateApiKey(headers.authorization),
+  return new Elysia().derive({ as: "scoped" }, async ({ headers }) => ({
+    merchant: await deps.services.merchants.authenticateApiKey(headers.authorization),
   }));
 }
 
 /** The merchant of the web payments token in the path of a public route. */
 export function tokenAuth(deps: AppDeps) {
-  return new Elysia().derive({ as: "scoped" }, ({ params }) => ({
-    merchant: deps.services.merchants.authenticateToken((params as { token?: string }).token ?? ""),
+  return new Elysia().derive({ as: "scoped" }, async ({ params }) => ({
+    merchant: await deps.services.merchants.authenticateToken((params as { token?: string }).token ?? ""),
   }));
 }
 

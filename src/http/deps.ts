@@ -1,20 +1,26 @@
-import type { Database } from "bun:sqlite";
+import type { Database as SqliteConnection } from "bun:sqlite";
 import type { Config } from "../lib/config";
 import type { SandboxClock } from "../services/clock";
 import type { EventBus } from "../domain/events";
 import type { Logger } from "../lib/logger";
 import type { Mailer } from "../services/mail/mailer";
 import type { Worker } from "../lib/worker";
-import type { Services } from "../services";
+import type { Database, Executor, Services } from "../services";
 
 /** Everything a module needs, built once by createApp and handed to every plugin. */
 export interface AppDeps {
+  /** The storage (src/storage/database.ts): services run their repositories on it. */
   db: Database;
+  /**
+   * Transitional: the bun:sqlite connection under `db`, for the modules that still run their own
+   * statements (SQL_NOT_YET_IN_STORAGE in .dependency-cruiser.cjs). Goes away with the last of them.
+   */
+  sqlite: SqliteConnection;
   config: Config;
   /** The base URL integrators reach this sandbox at. */
   publicUrl: string;
   clock: SandboxClock;
-  events: EventBus;
+  events: EventBus<Executor>;
   log: Logger;
   services: Services;
   /** The e-mail and SMS outboxes (src/services/mail/mailer.ts); relays e-mail too with --smtp. */

@@ -1,4 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database, Executor } from "../storage/database";
+import * as repo from "../storage/repositories/customers";
+import type { CustomerColumns, CustomerRow } from "../storage/repositories/customers";
 import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
 import { parseJson } from "../lib/json";
@@ -7,32 +9,7 @@ import { addError, validateCustomerFields, type FieldErrors, CUSTOMER_FIELDS } f
 import { assertValid, notFound } from "../domain/errors";
 import type { CustomerRecord } from "../domain/schemas/records";
 
-export interface CustomerRow {
-  id: string;
-  merchant_id: string;
-  firstname: string;
-  lastname: string;
-  company: string;
-  email: string;
-  phone: string;
-  address_1: string;
-  address_2: string;
-  address_city: string;
-  address_state: string;
-  address_zip: string;
-  address_country: string;
-  reference: string;
-  notes: string | null;
-  options: string | null;
-  cc_emails: string | null;
-  cc_sms: string | null;
-  allow_invoice_credit_card_payments: number;
-  gravatar: number;
-  match_key: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
+export type { CustomerRow };
 
 /** The customer record of docs/contract.md §6: the type of its schema. */
 export type Customer = typeof CustomerRecord.static;
@@ -95,49 +72,42 @@ export function matchKey(email: string, firstname: string, lastname: string): st
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
 export class CustomerService {
-  /** Read by every transaction record: prepared once. */
-  private readonly byId: Statement<CustomerRow, [string, string]>;
-
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
-    private readonly events: EventBus,
-  ) {
-    this.byId = db.prepare("SELECT * FROM customers WHERE id = ? AND merchant_id = ?");
-  }
+    private readonly events: EventBus<Executor>,
+  ) {}
 
   /** A customer of this merchant (deleted ones included), or null. */
-  find(merchantId: string, id: string): CustomerRow | null {
-    return this.byId.get(id, merchantId);
+  async find(ex: Executor, merchantId: string, id: string): Promise<CustomerRow | null> {
+    return (await repo.findCustomer(ex, merchantId, id)) ?? null;
   }
 
   /** As find, but 404 for a customer of another merchant or none. */
-  get(merchantId: string, id: string): CustomerRow {
-    const row = this.find(merchantId, id);
+  async get(ex: Executor, merchantId: string, id: string): Promise<CustomerRow> {
+    const row = await this.find(ex, merchantId, id);
     if (!row) throw notFound("Customer");
     return row;
   }
 
-  record(merchantId: string, id: string): Customer {
-    return customerRecord(this.get(merchantId, id));
+  /** A customer's record, or null when the merchant has none with this id. */
+  async findRecord(merchantId: string, id: string): Promise<Customer | null> {
+    const row = await this.find(this.db, merchantId, id);
+    return row ? customerRecord(row) : null;
   }
 
-  list(merchantId: string, page: PageRequest, url: string, keywords?: string): Page<Customer> {
-    const where = ["merchant_id = ?", "deleted_at IS NULL"];
-    const params: string[] = [merchantId];
-    if (keywords) {
-      where.push("(firstname || ' ' || lastname || ' ' || email || ' ' || company || ' ' || phone) LIKE ? ESCAPE '\\'");
-      params.push(`%${keywords.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    }
-    const clause = where.join(" AND ");
-    const total = this.db
-      .query<{ n: number }, string[]>(`SELECT COUNT(*) AS n FROM customers WHERE ${clause}`)
-      .get(...params)!.n;
-    const rows = this.db
-      .query<CustomerRow, (string | number)[]>(
-        `SELECT * FROM customers WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...params, page.perPage, page.offset);
+  /** GET /customer/{id}. */
+  async record(merchantId: string, id: string): Promise<Customer> {
+    return customerRecord(await this.get(this.db, merchantId, id));
+  }
+
+  async list(merchantId: string, page: PageRequest, url: string, keywords?: string): Promise<Page<Customer>> {
+    const { rows, total } = await repo.listCustomers(
+      this.db,
+      merchantId,
+      { limit: page.perPage, offset: page.offset },
+      keywords,
+    );
     return paginate(rows.map(customerRecord), total, page, url);
   }
 
@@ -153,111 +123,95 @@ export class CustomerService {
     return errors;
   }
 
-  /** Inserts a customer (already validated) and emits create_customer. Call inside a transaction. */
-  insert(merchantId: string, input: CustomerInput): CustomerRow {
+  /** Inserts a customer (already validated) and emits create_customer, in the caller's unit of work. */
+  async insert(ex: Executor, merchantId: string, input: CustomerInput): Promise<CustomerRow> {
     const id = crypto.randomUUID();
-    const now = this.clock.timestamp(merchantId);
+    const now = await this.clock.timestamp(merchantId);
     const text = (field: (typeof TEXT_FIELDS)[number]) => (input[field] ?? "").trim();
-    this.db
-      .query(
-        `INSERT INTO customers (id, merchant_id, firstname, lastname, company, email, phone, address_1, address_2,
-           address_city, address_state, address_zip, address_country, reference, notes, options, cc_emails, cc_sms,
-           allow_invoice_credit_card_payments, match_key, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        merchantId,
-        ...TEXT_FIELDS.map(text),
-        input.notes ?? null,
-        json(input.options),
-        json(input.cc_emails),
-        json(input.cc_sms),
-        input.allow_invoice_credit_card_payments === false ? 0 : 1,
-        matchKey(text("email"), text("firstname"), text("lastname")),
-        now,
-        now,
-      );
-    const row = this.find(merchantId, id)!;
-    this.events.emit({ merchantId, name: "create_customer", record: customerRecord(row) });
+    await repo.insertCustomer(ex, {
+      id,
+      merchant_id: merchantId,
+      ...columnsOf((field) => text(field)),
+      notes: input.notes ?? null,
+      options: json(input.options),
+      cc_emails: json(input.cc_emails),
+      cc_sms: json(input.cc_sms),
+      allow_invoice_credit_card_payments: input.allow_invoice_credit_card_payments === false ? 0 : 1,
+      match_key: matchKey(text("email"), text("firstname"), text("lastname")),
+      created_at: now,
+      updated_at: now,
+    });
+    const row = (await this.find(ex, merchantId, id))!;
+    await this.events.emit(ex, { merchantId, name: "create_customer", record: customerRecord(row) });
     return row;
   }
 
-  create(merchantId: string, input: CustomerInput): Customer {
+  async create(merchantId: string, input: CustomerInput): Promise<Customer> {
     assertValid(this.validateForCreate(input));
-    return customerRecord(this.db.transaction(() => this.insert(merchantId, input)).immediate());
+    return customerRecord(await this.db.transaction((tx) => this.insert(tx, merchantId, input)));
   }
 
   /**
    * The customer tokenize attaches a payment method to: an existing one with the same e-mail
-   * and names (case-insensitive), or a new one. Call inside a transaction.
+   * and names (case-insensitive), or a new one; in the caller's unit of work.
    */
-  matchOrInsert(merchantId: string, input: CustomerInput): CustomerRow {
+  async matchOrInsert(ex: Executor, merchantId: string, input: CustomerInput): Promise<CustomerRow> {
     const email = (input.email ?? "").trim();
     if (email !== "") {
-      const existing = this.db
-        .query<CustomerRow, [string, string]>(
-          "SELECT * FROM customers WHERE merchant_id = ? AND match_key = ? AND deleted_at IS NULL ORDER BY created_at LIMIT 1",
-        )
-        .get(merchantId, matchKey(email, input.firstname ?? "", input.lastname ?? ""));
+      const existing = await repo.findCustomerByMatchKey(
+        ex,
+        merchantId,
+        matchKey(email, input.firstname ?? "", input.lastname ?? ""),
+      );
       if (existing) return existing;
     }
-    return this.insert(merchantId, input);
+    return this.insert(ex, merchantId, input);
   }
 
-  update(merchantId: string, id: string, input: CustomerInput): Customer {
+  async update(merchantId: string, id: string, input: CustomerInput): Promise<Customer> {
     const errors = validateCustomerFields(input as Record<string, unknown>, {
       requireNames: false,
       requireContact: false,
     });
     assertValid(errors);
-    return this.db
-      .transaction(() => {
-        const current = this.get(merchantId, id);
-        if (current.deleted_at) throw notFound("Customer");
-        const next: Record<string, unknown> = { ...current };
-        for (const field of TEXT_FIELDS) if (input[field] !== undefined) next[field] = input[field]!.trim();
-        if (input.notes !== undefined) next.notes = input.notes;
-        for (const field of ["options", "cc_emails", "cc_sms"] as const) {
-          if (input[field] !== undefined) next[field] = json(input[field]);
-        }
-        if (input.allow_invoice_credit_card_payments !== undefined) {
-          next.allow_invoice_credit_card_payments = input.allow_invoice_credit_card_payments ? 1 : 0;
-        }
-        next.match_key = matchKey(String(next.email), String(next.firstname), String(next.lastname));
-        next.updated_at = this.clock.timestamp(merchantId);
-        const columns = [
-          ...TEXT_FIELDS,
-          "notes",
-          "options",
-          "cc_emails",
-          "cc_sms",
-          "allow_invoice_credit_card_payments",
-          "match_key",
-          "updated_at",
-        ];
-        this.db
-          .query(`UPDATE customers SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`)
-          .run(...(columns.map((c) => next[c]) as (string | number | null)[]), id);
-        const record = customerRecord(this.get(merchantId, id));
-        this.events.emit({ merchantId, name: "update_customer", record });
-        return record;
-      })
-      .immediate();
+    return this.db.transaction(async (tx) => {
+      const current = await this.get(tx, merchantId, id);
+      if (current.deleted_at) throw notFound("Customer");
+      const next: CustomerColumns = { ...current };
+      for (const field of TEXT_FIELDS) if (input[field] !== undefined) next[field] = input[field]!.trim();
+      if (input.notes !== undefined) next.notes = input.notes;
+      for (const field of ["options", "cc_emails", "cc_sms"] as const) {
+        if (input[field] !== undefined) next[field] = json(input[field]);
+      }
+      if (input.allow_invoice_credit_card_payments !== undefined) {
+        next.allow_invoice_credit_card_payments = input.allow_invoice_credit_card_payments ? 1 : 0;
+      }
+      next.match_key = matchKey(next.email, next.firstname, next.lastname);
+      next.updated_at = await this.clock.timestamp(merchantId);
+      await repo.updateCustomer(tx, id, next);
+      const record = customerRecord(await this.get(tx, merchantId, id));
+      await this.events.emit(tx, { merchantId, name: "update_customer", record });
+      return record;
+    });
   }
 
   /** Soft delete: the record stays readable with deleted_at set, and leaves lists and matching. */
-  delete(merchantId: string, id: string): Customer {
-    return this.db
-      .transaction(() => {
-        const current = this.get(merchantId, id);
-        if (current.deleted_at) return customerRecord(current);
-        const now = this.clock.timestamp(merchantId);
-        this.db.query("UPDATE customers SET deleted_at = ?, updated_at = ? WHERE id = ?").run(now, now, id);
-        const record = customerRecord(this.get(merchantId, id));
-        this.events.emit({ merchantId, name: "update_customer", record });
-        return record;
-      })
-      .immediate();
+  async delete(merchantId: string, id: string): Promise<Customer> {
+    return this.db.transaction(async (tx) => {
+      const current = await this.get(tx, merchantId, id);
+      if (current.deleted_at) return customerRecord(current);
+      const now = await this.clock.timestamp(merchantId);
+      await repo.softDeleteCustomer(tx, id, now);
+      const record = customerRecord(await this.get(tx, merchantId, id));
+      await this.events.emit(tx, { merchantId, name: "update_customer", record });
+      return record;
+    });
   }
+}
+
+/** The text columns, each from `text`. */
+function columnsOf(text: (field: (typeof TEXT_FIELDS)[number]) => string) {
+  const columns = {} as Record<(typeof TEXT_FIELDS)[number], string>;
+  for (const field of TEXT_FIELDS) columns[field] = text(field);
+  return columns;
 }

@@ -117,17 +117,17 @@ export class DashboardService {
     private readonly services: Services,
   ) {}
 
-  merchants(): MerchantRow[] {
+  merchants(): Promise<MerchantRow[]> {
     return this.services.merchants.list();
   }
 
   /** The merchant picked (by id, from the picker's cookie), else the default merchant. */
-  merchant(pickedId: string | undefined): MerchantRow {
-    return (pickedId && this.services.merchants.get(pickedId)) || this.services.merchants.getDefault();
+  async merchant(pickedId: string | undefined): Promise<MerchantRow> {
+    return (pickedId && (await this.services.merchants.get(pickedId))) || this.services.merchants.getDefault();
   }
 
   /** Top-level transactions, newest first: GET /transaction's list, with the same filters. */
-  transactions(merchantId: string, filters: TransactionFilters, pageNumber: number): Page<Transaction> {
+  transactions(merchantId: string, filters: TransactionFilters, pageNumber: number): Promise<Page<Transaction>> {
     return this.services.transactions.list(
       merchantId,
       filters,
@@ -136,12 +136,11 @@ export class DashboardService {
     );
   }
 
-  transaction(merchantId: string, id: string): Transaction | null {
-    const row = this.services.transactions.find(merchantId, id);
-    return row ? this.services.transactions.record(row) : null;
+  transaction(merchantId: string, id: string): Promise<Transaction | null> {
+    return this.services.transactions.findRecord(merchantId, id);
   }
 
-  customers(merchantId: string, page: number, keywords?: string): Page<Customer> {
+  customers(merchantId: string, page: number, keywords?: string): Promise<Page<Customer>> {
     return this.services.customers.list(
       merchantId,
       pageRequest({ page, per_page: DASHBOARD_PER_PAGE }),
@@ -150,12 +149,13 @@ export class DashboardService {
     );
   }
 
-  customer(merchantId: string, id: string): { customer: Customer; paymentMethods: PaymentMethod[] } | null {
-    if (!this.services.customers.find(merchantId, id)) return null;
-    return {
-      customer: this.services.customers.record(merchantId, id),
-      paymentMethods: this.services.paymentMethods.listForCustomer(merchantId, id),
-    };
+  async customer(
+    merchantId: string,
+    id: string,
+  ): Promise<{ customer: Customer; paymentMethods: PaymentMethod[] } | null> {
+    const customer = await this.services.customers.findRecord(merchantId, id);
+    if (!customer) return null;
+    return { customer, paymentMethods: await this.services.paymentMethods.listForCustomer(merchantId, id) };
   }
 
   /** One page of a table's rows (the outboxes and deposits, which the dashboard reads by SQL). */
@@ -232,14 +232,13 @@ export class DashboardService {
     );
   }
 
-  invoices(merchantId: string, pageNumber: number, filters: InvoiceFilters = {}): Page<InvoiceView> {
+  invoices(merchantId: string, pageNumber: number, filters: InvoiceFilters = {}): Promise<Page<InvoiceView>> {
     const page = pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE });
     return this.services.invoices.list(merchantId, filters, page, "http://localhost/dashboard/invoices");
   }
 
-  invoice(merchantId: string, id: string): InvoiceView | null {
-    const row = this.services.invoices.find(merchantId, id);
-    return row ? this.services.invoices.record(row) : null;
+  invoice(merchantId: string, id: string): Promise<InvoiceView | null> {
+    return this.services.invoices.findRecord(merchantId, id);
   }
 
   /** Active (not deleted) webhooks, disabled ones included, newest first. */

@@ -125,7 +125,7 @@ export class DepositService {
   private item(row: TransactionRow, deposit: DepositRow): DepositDetailItem {
     const fee = row.fee_cents ?? 0;
     const net = row.type === "refund" ? -row.total_cents : row.total_cents - fee;
-    const record = this.transactions.record(row);
+    const record = this.transactions.recordNow(row);
     const customer = record.payment_method.customer;
     return {
       ...record,

@@ -1,6 +1,6 @@
-import type { Database } from "bun:sqlite";
+import { UniqueViolation, type Database, type Transaction } from "../storage/database";
+import { findIdempotencyKey, insertIdempotencyKey } from "../storage/repositories/idempotency";
 import { ApiError } from "../domain/errors";
-import { atomically } from "../storage/sqlite/atomic";
 import { sha256Hex } from "../lib/crypto";
 
 export interface StoredResponse {
@@ -25,16 +25,17 @@ function canonical(value: unknown): string {
 /**
  * Runs `work` at most once per (merchant, scope, key): a repeat with the same body gets the
  * stored response, one with a different body a 409. The check, the work and the stored response
- * commit in one immediate transaction, and `work` is synchronous, so concurrent duplicates
- * cannot both run it. A thrown error (a 422, say) rolls everything back and stores nothing.
+ * are one unit of work, and units of work take turns on the database, so concurrent duplicates
+ * cannot both run it (on a shared database the key's primary key refuses the second, which then
+ * answers as a repeat). A thrown error (a 422, say) rolls everything back and stores nothing.
  */
-export function runIdempotent(
+export async function runIdempotent(
   db: Database,
   options: { merchantId: string; scope: string; key: string | undefined; body: unknown; now: string },
-  work: () => StoredResponse,
-): StoredResponse & { replayed: boolean } {
+  work: (tx: Transaction) => Promise<StoredResponse>,
+): Promise<StoredResponse & { replayed: boolean }> {
   const { key } = options;
-  if (key === undefined || key === "") return { ...atomically(db, work), replayed: false };
+  if (key === undefined || key === "") return { ...(await db.transaction(work)), replayed: false };
   if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new ApiError(
       "validation_error",
@@ -47,26 +48,47 @@ export function runIdempotent(
     );
   }
   const hash = sha256Hex(canonical(options.body));
-  return atomically(db, () => {
-    const stored = db
-      .query<{ request_hash: string; status: number; body: string }, [string, string, string]>(
-        "SELECT request_hash, status, body FROM idempotency_keys WHERE merchant_id = ? AND scope = ? AND key = ?",
-      )
-      .get(options.merchantId, options.scope, key);
-    if (stored) {
-      if (stored.request_hash !== hash) {
-        throw new ApiError(
-          "idempotency_conflict",
-          "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
-          { idempotency_key: key },
-        );
+  const attempt = () =>
+    db.transaction(async (tx) => {
+      const stored = await findIdempotencyKey(tx, options.merchantId, options.scope, key);
+      if (stored) {
+        if (stored.request_hash !== hash) {
+          throw new ApiError(
+            "idempotency_conflict",
+            "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
+            { idempotency_key: key },
+          );
+        }
+        return { status: stored.status, body: JSON.parse(stored.body) as unknown, replayed: true };
       }
-      return { status: stored.status, body: JSON.parse(stored.body) as unknown, replayed: true };
-    }
-    const response = work();
-    db.query(
-      "INSERT INTO idempotency_keys (merchant_id, scope, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ).run(options.merchantId, options.scope, key, hash, response.status, JSON.stringify(response.body), options.now);
-    return { ...response, replayed: false };
-  });
+      const response = await work(tx);
+      await storeKey(tx, {
+        merchant_id: options.merchantId,
+        scope: options.scope,
+        key,
+        request_hash: hash,
+        status: response.status,
+        body: JSON.stringify(response.body),
+        created_at: options.now,
+      });
+      return { ...response, replayed: false };
+    });
+  try {
+    return await attempt();
+  } catch (error) {
+    // Another process stored the key between our check and our write: its answer is the answer.
+    if (error instanceof KeyTaken) return attempt();
+    throw error;
+  }
+}
+
+class KeyTaken extends Error {}
+
+async function storeKey(tx: Transaction, row: Parameters<typeof insertIdempotencyKey>[1]): Promise<void> {
+  try {
+    await insertIdempotencyKey(tx, row);
+  } catch (error) {
+    if (error instanceof UniqueViolation) throw new KeyTaken("the Idempotency-Key was stored meanwhile");
+    throw error;
+  }
 }

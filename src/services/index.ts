@@ -2,7 +2,9 @@
  * The use cases, built once per app: each service gets the storage and the other services it
  * needs, and nothing of HTTP.
  */
-import type { Database } from "bun:sqlite";
+import type { Database, Executor } from "../storage/database";
+import { ensureSetting } from "../storage/repositories/settings";
+import { connectionOf } from "../storage/sqlite/connection";
 import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
 import { CustomerService } from "./customers";
@@ -13,6 +15,9 @@ import { TransactionService } from "./transactions";
 import { Settlement } from "./settlement";
 import { WebhookService } from "./webhooks/endpoints";
 import { randomToken } from "../lib/crypto";
+
+/** The storage types the layers above the services hold (they never run queries themselves). */
+export type { Database, Executor } from "../storage/database";
 
 export interface Services {
   merchants: MerchantService;
@@ -26,27 +31,23 @@ export interface Services {
 }
 
 /** A secret of this database, created on first use (the fingerprint key). */
-export function databaseSecret(db: Database, name: string): string {
-  const existing = db.query<{ value: string }, [string]>("SELECT value FROM sandbox_settings WHERE name = ?").get(name);
-  if (existing) return existing.value;
-  const value = randomToken("", 32);
-  db.query("INSERT INTO sandbox_settings (name, value) VALUES (?, ?)").run(name, value);
-  return value;
+export function databaseSecret(db: Database, name: string): Promise<string> {
+  return ensureSetting(db, name, randomToken("", 32));
 }
 
-export function createServices(db: Database, clock: SandboxClock, events: EventBus): Services {
+export async function createServices(db: Database, clock: SandboxClock, events: EventBus<Executor>): Promise<Services> {
   const merchants = new MerchantService(db, clock);
   const customers = new CustomerService(db, clock, events);
-  const paymentMethods = new PaymentMethodService(db, clock, customers, databaseSecret(db, "fingerprint_key"));
+  const paymentMethods = new PaymentMethodService(db, clock, customers, await databaseSecret(db, "fingerprint_key"));
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
-  const settlement = new Settlement(db, events, transactions);
+  const settlement = new Settlement(connectionOf(db), events, transactions);
   clock.onTick(
     (merchantId, now) => settlement.run(merchantId, now),
     () => settlement.pendingMerchants(),
   );
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
-  const webhooks = new WebhookService(db, clock);
-  // The webhook outbox: delivery rows are written inside the transaction of the change.
-  events.on((event) => webhooks.enqueue(event));
+  const webhooks = new WebhookService(connectionOf(db), clock);
+  // The webhook outbox: delivery rows are written inside the unit of work of the change.
+  events.on((_ex, event) => void webhooks.enqueue(event));
   return { merchants, customers, paymentMethods, transactions, settlement, invoices, webhooks };
 }

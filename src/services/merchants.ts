@@ -1,5 +1,7 @@
+import { UniqueViolation, type Database, type Executor } from "../storage/database";
+import * as repo from "../storage/repositories/merchants";
+import type { MerchantRow } from "../storage/repositories/merchants";
 import type { MerchantRecord, MerchantSettingsRecord } from "../domain/schemas/records";
-import type { Database, Statement } from "bun:sqlite";
 import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
 import { WELL_KNOWN_KEYS } from "../lib/config";
 import { ApiError, assertValid, notFound, ValidationFailed } from "../domain/errors";
@@ -16,28 +18,7 @@ import {
 } from "./merchant-options";
 import type { SandboxClock } from "./clock";
 
-export interface MerchantRow {
-  id: string;
-  name: string;
-  email: string;
-  web_payments_token: string;
-  web_payments_token_hash: string;
-  api_key: string;
-  api_key_hash: string;
-  webhook_secret: string;
-  avs_zip: number;
-  avs_street: number;
-  advanced_customization: number;
-  ach_settlement_days: number;
-  /** JSON array of MerchantCustomField (api/merchants/options.ts). */
-  custom_fields: string;
-  /** JSON object of ReceiptOptions. */
-  receipt_options: string;
-  clock_offset_ms: number;
-  is_default: number;
-  created_at: string;
-  updated_at: string;
-}
+export type { MerchantRow };
 
 /** A merchant's settings (docs/contract.md §6): the type of their schema. */
 export type MerchantSettings = typeof MerchantSettingsRecord.static;
@@ -155,18 +136,11 @@ export class MerchantService {
    */
   private readonly byApiKeyHash = new Map<string, MerchantRow>();
   private readonly byTokenHash = new Map<string, MerchantRow>();
-  private readonly byId: Statement<MerchantRow, [string]>;
-  private readonly byApiKeyHashQuery: Statement<MerchantRow, [string]>;
-  private readonly byTokenHashQuery: Statement<MerchantRow, [string]>;
 
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
-  ) {
-    this.byId = db.prepare("SELECT * FROM merchants WHERE id = ?");
-    this.byApiKeyHashQuery = db.prepare("SELECT * FROM merchants WHERE api_key_hash = ?");
-    this.byTokenHashQuery = db.prepare("SELECT * FROM merchants WHERE web_payments_token_hash = ?");
-  }
+  ) {}
 
   /** Forgets every cached merchant: each write of this service calls it, and so must a delete elsewhere. */
   changed(): void {
@@ -174,12 +148,18 @@ export class MerchantService {
     this.byTokenHash.clear();
   }
 
-  private byHash(column: "api_key_hash" | "web_payments_token_hash", secret: string): MerchantRow | null {
+  private async byHash(
+    column: "api_key_hash" | "web_payments_token_hash",
+    secret: string,
+  ): Promise<MerchantRow | null> {
     const hash = sha256Hex(secret);
     const cache = column === "api_key_hash" ? this.byApiKeyHash : this.byTokenHash;
     let row = cache.get(hash) ?? null;
     if (!row) {
-      row = (column === "api_key_hash" ? this.byApiKeyHashQuery : this.byTokenHashQuery).get(hash);
+      row =
+        (column === "api_key_hash"
+          ? await repo.findMerchantByApiKeyHash(this.db, hash)
+          : await repo.findMerchantByTokenHash(this.db, hash)) ?? null;
       if (row) cache.set(hash, row);
     }
     // The lookup is by hash, so its timing says nothing about the key; confirm in constant time.
@@ -188,23 +168,23 @@ export class MerchantService {
     return constantTimeEqual(stored, secret) ? row : null;
   }
 
-  get(id: string): MerchantRow | null {
-    return this.byId.get(id);
+  async get(id: string, ex: Executor = this.db): Promise<MerchantRow | null> {
+    return (await repo.findMerchant(ex, id)) ?? null;
   }
 
-  getDefault(): MerchantRow {
-    const row = this.db.query<MerchantRow, []>("SELECT * FROM merchants WHERE is_default = 1").get();
+  async getDefault(): Promise<MerchantRow> {
+    const row = await repo.findDefaultMerchant(this.db);
     if (!row) throw new Error("the default merchant is missing; ensureDefault() was not called");
     return row;
   }
 
   /** Merchants besides the default one (the ones POST /_sandbox/merchants made). */
-  countCreated(): number {
-    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM merchants WHERE is_default = 0").get()!.n;
+  countCreated(): Promise<number> {
+    return repo.countCreatedMerchants(this.db);
   }
 
-  list(): MerchantRow[] {
-    return this.db.query<MerchantRow, []>("SELECT * FROM merchants ORDER BY created_at, rowid").all();
+  list(): Promise<MerchantRow[]> {
+    return repo.listMerchants(this.db);
   }
 
   /**
@@ -213,8 +193,8 @@ export class MerchantService {
    * documented well-known key, which is replaced (with a new webhook secret) — a sandbox listening
    * beyond loopback must not answer to a key everyone knows.
    */
-  ensureDefault(webPaymentsToken: string, apiKey: string): MerchantRow {
-    const existing = this.db.query<MerchantRow, []>("SELECT * FROM merchants WHERE is_default = 1").get();
+  async ensureDefault(webPaymentsToken: string, apiKey: string): Promise<MerchantRow> {
+    const existing = await repo.findDefaultMerchant(this.db);
     const wanted = (configured: string, stored: string | undefined, wellKnown: string, prefix: string) =>
       configured !== "" ? configured : stored !== undefined && stored !== wellKnown ? stored : randomToken(prefix);
     const token = wanted(webPaymentsToken, existing?.web_payments_token, WELL_KNOWN_KEYS.webPaymentsToken, "wpt_");
@@ -232,87 +212,78 @@ export class MerchantService {
     return existing;
   }
 
-  create(input: {
+  async create(input: {
     name: string;
     email?: string;
     webPaymentsToken?: string;
     apiKey?: string;
     isDefault?: boolean;
     settings?: SettingsInput;
-  }): MerchantRow {
+  }): Promise<MerchantRow> {
     const id = crypto.randomUUID();
     const token = input.webPaymentsToken ?? randomToken("wpt_");
     const apiKey = input.apiKey ?? randomToken("sk_sandbox_");
-    const now = this.clock.timestamp(id);
+    const now = await this.clock.timestamp(id);
     const s = input.settings ? checkSettings(input.settings, null) : null;
     try {
-      this.db
-        .query(
-          `INSERT INTO merchants (id, name, email, web_payments_token, web_payments_token_hash, api_key, api_key_hash,
-             webhook_secret, avs_zip, avs_street, advanced_customization, ach_settlement_days, custom_fields,
-             receipt_options, is_default, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          id,
-          input.name,
-          input.email ?? "",
-          token,
-          sha256Hex(token),
-          apiKey,
-          sha256Hex(apiKey),
-          randomToken("whsec_"),
-          s?.avs_zip ? 1 : 0,
-          s?.avs_street ? 1 : 0,
-          s?.advanced_customization ? 1 : 0,
-          s?.ach_settlement_days ?? 2,
-          JSON.stringify(s?.custom_fields ?? []),
-          JSON.stringify(s ? receiptOptionsOf(s) : {}),
-          input.isDefault ? 1 : 0,
-          now,
-          now,
-        );
+      await repo.insertMerchant(this.db, {
+        id,
+        name: input.name,
+        email: input.email ?? "",
+        web_payments_token: token,
+        web_payments_token_hash: sha256Hex(token),
+        api_key: apiKey,
+        api_key_hash: sha256Hex(apiKey),
+        webhook_secret: randomToken("whsec_"),
+        avs_zip: s?.avs_zip ? 1 : 0,
+        avs_street: s?.avs_street ? 1 : 0,
+        advanced_customization: s?.advanced_customization ? 1 : 0,
+        ach_settlement_days: s?.ach_settlement_days ?? 2,
+        custom_fields: JSON.stringify(s?.custom_fields ?? []),
+        receipt_options: JSON.stringify(s ? receiptOptionsOf(s) : {}),
+        is_default: input.isDefault ? 1 : 0,
+        created_at: now,
+        updated_at: now,
+      });
       this.changed();
     } catch (error) {
-      if (String(error).includes("UNIQUE")) throw keyInUse();
+      if (error instanceof UniqueViolation) throw keyInUse();
       throw error;
     }
-    return this.get(id)!;
+    return (await this.get(id))!;
   }
 
   /**
-   * Changes any subset of the settings. Every value is checked first (api/merchants/options.ts
+   * Changes any subset of the settings. Every value is checked first (src/services/merchant-options.ts
    * and the rules below); a 422 names each failing field and nothing is written.
    */
-  updateSettings(id: string, settings: SettingsInput): MerchantRow {
-    const row = this.get(id);
+  async updateSettings(id: string, settings: SettingsInput): Promise<MerchantRow> {
+    const row = await this.get(id);
     if (!row) throw notFound("Merchant");
     const next = checkSettings(settings, settingsOf(row));
-    this.db
-      .query(
-        `UPDATE merchants SET avs_zip = ?, avs_street = ?, advanced_customization = ?, ach_settlement_days = ?,
-           custom_fields = ?, receipt_options = ?, updated_at = ? WHERE id = ?`,
-      )
-      .run(
-        next.avs_zip ? 1 : 0,
-        next.avs_street ? 1 : 0,
-        next.advanced_customization ? 1 : 0,
-        next.ach_settlement_days,
-        JSON.stringify(next.custom_fields),
-        JSON.stringify(receiptOptionsOf(next)),
-        this.clock.timestamp(id),
-        id,
-      );
+    await repo.updateMerchantSettings(
+      this.db,
+      id,
+      {
+        avs_zip: next.avs_zip ? 1 : 0,
+        avs_street: next.avs_street ? 1 : 0,
+        advanced_customization: next.advanced_customization ? 1 : 0,
+        ach_settlement_days: next.ach_settlement_days,
+        custom_fields: JSON.stringify(next.custom_fields),
+        receipt_options: JSON.stringify(receiptOptionsOf(next)),
+      },
+      await this.clock.timestamp(id),
+    );
     this.changed();
-    return this.get(id)!;
+    return (await this.get(id))!;
   }
 
   /**
    * Adds a custom field, or replaces the one whose id is `replacing` (its id may change), in
    * place; errors are named after the field's own members (`id`, `name`, ...), as a form shows them.
    */
-  saveCustomField(id: string, input: CustomFieldInput, replacing?: string): MerchantRow {
-    const row = this.get(id);
+  async saveCustomField(id: string, input: CustomFieldInput, replacing?: string): Promise<MerchantRow> {
+    const row = await this.get(id);
     if (!row) throw notFound("Merchant");
     const fields = parseCustomFields(row.custom_fields);
     const errors: FieldErrors = {};
@@ -328,8 +299,8 @@ export class MerchantService {
   }
 
   /** Removes a custom field by id (404 when the merchant has none with that id). */
-  removeCustomField(id: string, fieldId: string): MerchantRow {
-    const row = this.get(id);
+  async removeCustomField(id: string, fieldId: string): Promise<MerchantRow> {
+    const row = await this.get(id);
     if (!row) throw notFound("Merchant");
     const fields = parseCustomFields(row.custom_fields);
     if (!fields.some((f) => f.id === fieldId)) throw notFound("Custom field");
@@ -341,26 +312,35 @@ export class MerchantService {
    * stop working at once: this is the one place keys change (every lookup goes by the stored
    * hash, through this service).
    */
-  updateKeys(id: string, keys: { apiKey?: string; webPaymentsToken?: string; webhookSecret?: string }): MerchantRow {
-    const row = this.get(id);
+  async updateKeys(
+    id: string,
+    keys: { apiKey?: string; webPaymentsToken?: string; webhookSecret?: string },
+  ): Promise<MerchantRow> {
+    const row = await this.get(id);
     if (!row) throw notFound("Merchant");
     const apiKey = keys.apiKey ?? row.api_key;
     const token = keys.webPaymentsToken ?? row.web_payments_token;
     const secret = keys.webhookSecret ?? row.webhook_secret;
     try {
-      this.db
-        .query(
-          `UPDATE merchants SET api_key = ?, api_key_hash = ?, web_payments_token = ?, web_payments_token_hash = ?,
-             webhook_secret = ?, updated_at = ? WHERE id = ?`,
-        )
-        .run(apiKey, sha256Hex(apiKey), token, sha256Hex(token), secret, this.clock.timestamp(id), id);
+      await repo.updateMerchantKeys(
+        this.db,
+        id,
+        {
+          api_key: apiKey,
+          api_key_hash: sha256Hex(apiKey),
+          web_payments_token: token,
+          web_payments_token_hash: sha256Hex(token),
+          webhook_secret: secret,
+        },
+        await this.clock.timestamp(id),
+      );
     } catch (error) {
-      if (String(error).includes("UNIQUE")) throw keyInUse();
+      if (error instanceof UniqueViolation) throw keyInUse();
       throw error;
     } finally {
       this.changed(); // the authentication cache holds the old keys
     }
-    return this.get(id)!;
+    return (await this.get(id))!;
   }
 
   /**
@@ -368,7 +348,10 @@ export class MerchantService {
    * by default, the webhook signing secret when asked. The default merchant's key and token come
    * from the configuration and are restored at the next start.
    */
-  regenerateKeys(id: string, which: readonly RegenerableKey[] = ["api_key", "web_payments_token"]): MerchantRow {
+  regenerateKeys(
+    id: string,
+    which: readonly RegenerableKey[] = ["api_key", "web_payments_token"],
+  ): Promise<MerchantRow> {
     return this.updateKeys(id, {
       apiKey: which.includes("api_key") ? randomToken("sk_sandbox_") : undefined,
       webPaymentsToken: which.includes("web_payments_token") ? randomToken("wpt_") : undefined,
@@ -380,16 +363,16 @@ export class MerchantService {
    * The merchant of an `Authorization: Bearer <api_key>` header.
    * 401 when missing or unknown; 403 when it is the public web payments token.
    */
-  authenticateApiKey(authorization: string | null | undefined): MerchantRow {
+  async authenticateApiKey(authorization: string | null | undefined): Promise<MerchantRow> {
     if (!authorization) {
       throw new ApiError("unauthenticated", "Missing API key: send the header Authorization: Bearer <api_key>.");
     }
     const key = BEARER.exec(authorization)?.[1];
     if (!key) throw new ApiError("unauthenticated", "The Authorization header must be: Bearer <api_key>.");
-    const merchant = this.byHash("api_key_hash", key);
+    const merchant = await this.byHash("api_key_hash", key);
     if (merchant) return merchant;
     if (key === WELL_KNOWN_KEYS.apiKey) throw new ApiError("unauthenticated", MERCHANT_MESSAGES.wellKnownRefused(key));
-    if (this.byHash("web_payments_token_hash", key)) {
+    if (await this.byHash("web_payments_token_hash", key)) {
       throw new ApiError(
         "forbidden",
         "The web payments token is public: it can tokenize and run pay(), nothing else. Use the merchant's API key.",
@@ -399,8 +382,8 @@ export class MerchantService {
   }
 
   /** The merchant of a web payments token in a public URL; 401 when unknown. */
-  authenticateToken(token: string): MerchantRow {
-    const merchant = this.byHash("web_payments_token_hash", token);
+  async authenticateToken(token: string): Promise<MerchantRow> {
+    const merchant = await this.byHash("web_payments_token_hash", token);
     if (!merchant && token === WELL_KNOWN_KEYS.webPaymentsToken)
       throw new ApiError("unauthenticated", MERCHANT_MESSAGES.wellKnownRefused(token));
     if (!merchant) throw new ApiError("unauthenticated", "Unknown web payments token.");

@@ -1,7 +1,9 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database, Executor } from "../storage/database";
+import * as repo from "../storage/repositories/payment-methods";
+import type { PaymentMethodRow } from "../storage/repositories/payment-methods";
 import type { SandboxClock } from "./clock";
 import { hmacHex } from "../lib/crypto";
-import { detectBrand, digitsOnly, type CardBrand } from "../../packages/rules/card-rules";
+import { detectBrand, digitsOnly } from "../../packages/rules/card-rules";
 import { MESSAGES } from "../../packages/rules/messages";
 import { addError, CUSTOMER_FIELDS, validateAvs, validateTokenizeInput } from "../../packages/rules/validation";
 import { bankOutcome, findTestCard, type Outcome } from "../../packages/rules/test-data";
@@ -11,30 +13,7 @@ import type { PaymentMethodRecord } from "../domain/schemas/records";
 import type { MerchantRow } from "./merchants";
 import { settingsOf } from "./merchants";
 
-export interface PaymentMethodRow {
-  id: string;
-  merchant_id: string;
-  customer_id: string;
-  method: "card" | "bank";
-  person_name: string;
-  card_type: CardBrand | null;
-  card_last_four: string | null;
-  card_exp: string | null;
-  bank_name: string | null;
-  bank_type: string | null;
-  bank_holder_type: string | null;
-  bank_last_four: string | null;
-  bank_routing: string | null;
-  address_zip: string | null;
-  address_1: string | null;
-  has_cvv: number;
-  fingerprint: string;
-  outcome: Outcome;
-  nickname: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
+export type { PaymentMethodRow };
 
 /** The payment method record: everything but the number, which the sandbox never keeps. */
 export type PaymentMethod = typeof PaymentMethodRecord.static;
@@ -61,77 +40,55 @@ function splitName(personName: string): { firstname: string; lastname: string } 
 }
 
 export class PaymentMethodService {
-  private readonly byId: Statement<PaymentMethodRow, [string, string]>;
-
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
     private readonly customers: CustomerService,
     /** Key of the card fingerprints, one per database. */
     private readonly fingerprintKey: string,
-  ) {
-    this.byId = db.prepare("SELECT * FROM payment_methods WHERE id = ? AND merchant_id = ?");
+  ) {}
+
+  async find(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow | null> {
+    return (await repo.findPaymentMethod(ex, merchantId, id)) ?? null;
   }
 
-  find(merchantId: string, id: string): PaymentMethodRow | null {
-    return this.byId.get(id, merchantId);
-  }
-
-  get(merchantId: string, id: string): PaymentMethodRow {
-    const row = this.find(merchantId, id);
+  async get(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow> {
+    const row = await this.find(ex, merchantId, id);
     if (!row) throw notFound("Payment method");
     return row;
   }
 
-  record(row: PaymentMethodRow): PaymentMethod {
-    return {
-      id: row.id,
-      customer_id: row.customer_id,
-      merchant_id: row.merchant_id,
-      method: row.method,
-      person_name: row.person_name,
-      nickname: row.nickname,
-      has_cvv: row.has_cvv === 1,
-      card_type: row.card_type,
-      card_last_four: row.card_last_four,
-      card_exp: row.card_exp,
-      bank_name: row.bank_name,
-      bank_type: row.bank_type,
-      bank_holder_type: row.bank_holder_type,
-      bank_last_four: row.bank_last_four,
-      address_zip: row.address_zip,
-      address_1: row.address_1,
-      fingerprint: row.fingerprint,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      deleted_at: row.deleted_at,
-      customer: customerRecord(this.customers.get(row.merchant_id, row.customer_id)),
-    };
+  /** The record of a row, with its customer (read in `ex`, or given when the caller has it). */
+  async record(ex: Executor, row: PaymentMethodRow, customer?: CustomerRow): Promise<PaymentMethod> {
+    return paymentMethodRecord(row, customer ?? (await this.customers.get(ex, row.merchant_id, row.customer_id)));
   }
 
-  listForCustomer(merchantId: string, customerId: string): PaymentMethod[] {
-    this.customers.get(merchantId, customerId);
-    return this.db
-      .query<PaymentMethodRow, [string, string]>(
-        "SELECT * FROM payment_methods WHERE merchant_id = ? AND customer_id = ? AND deleted_at IS NULL ORDER BY created_at, rowid",
-      )
-      .all(merchantId, customerId)
-      .map((row) => this.record(row));
+  /** GET /payment-method/{id}. */
+  async show(merchantId: string, id: string): Promise<PaymentMethod> {
+    return this.record(this.db, await this.get(this.db, merchantId, id));
+  }
+
+  async listForCustomer(merchantId: string, customerId: string): Promise<PaymentMethod[]> {
+    const customer = await this.customers.get(this.db, merchantId, customerId);
+    const rows = await repo.listCustomerPaymentMethods(this.db, merchantId, customerId);
+    return rows.map((row) => paymentMethodRecord(row, customer));
   }
 
   /** Soft delete: it stays readable but can no longer be charged. */
-  delete(merchantId: string, id: string): PaymentMethod {
-    const row = this.get(merchantId, id);
-    if (!row.deleted_at) {
-      const now = this.clock.timestamp(merchantId);
-      this.db.query("UPDATE payment_methods SET deleted_at = ?, updated_at = ? WHERE id = ?").run(now, now, id);
-    }
-    return this.record(this.get(merchantId, id));
+  async delete(merchantId: string, id: string): Promise<PaymentMethod> {
+    return this.db.transaction(async (tx) => {
+      const row = await this.get(tx, merchantId, id);
+      if (!row.deleted_at) {
+        const now = await this.clock.timestamp(merchantId);
+        await repo.softDeletePaymentMethod(tx, id, now);
+      }
+      return this.record(tx, await this.get(tx, merchantId, id));
+    });
   }
 
   /** A payment method that can be charged now: not deleted (a card's expiry is the charge's to check). */
-  chargeable(merchantId: string, id: string): PaymentMethodRow {
-    const row = this.find(merchantId, id);
+  async chargeable(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow> {
+    const row = await this.find(ex, merchantId, id);
     // Like a path id, a referenced record of another merchant is indistinguishable from none.
     if (!row) throw new ApiError("not_found", "Payment method not found.", { param: "payment_method_id" });
     if (row.deleted_at) throw invalidState("The payment method was deleted and can no longer be charged.");
@@ -142,9 +99,13 @@ export class PaymentMethodService {
    * As chargeable(), with the customer: a charge's record needs both. Two single-table reads by
    * primary key: a JOIN of the two measured 2-3× slower than both reads together in bun:sqlite.
    */
-  chargeableWithCustomer(merchantId: string, id: string): { pm: PaymentMethodRow; customer: CustomerRow } {
-    const pm = this.chargeable(merchantId, id);
-    return { pm, customer: this.customers.get(merchantId, pm.customer_id) };
+  async chargeableWithCustomer(
+    ex: Executor,
+    merchantId: string,
+    id: string,
+  ): Promise<{ pm: PaymentMethodRow; customer: CustomerRow }> {
+    const pm = await this.chargeable(ex, merchantId, id);
+    return { pm, customer: await this.customers.get(ex, merchantId, pm.customer_id) };
   }
 
   /**
@@ -152,11 +113,11 @@ export class PaymentMethodService {
    * knows (the customer exists, the merchant's AVS settings, the sandbox's test data). Returns
    * the processor outcome the payment method will have; throws the 422 with every failed field.
    */
-  private validate(merchant: MerchantRow, input: TokenizeInput, now: Date): Outcome {
+  private async validate(ex: Executor, merchant: MerchantRow, input: TokenizeInput, now: Date): Promise<Outcome> {
     const raw = input as Record<string, unknown>;
     const errors = validateTokenizeInput(raw, now);
     if (typeof input.customer_id === "string" && input.customer_id !== "") {
-      if (!this.customers.find(merchant.id, input.customer_id))
+      if (!(await this.customers.find(ex, merchant.id, input.customer_id)))
         addError(errors, "customer_id", MESSAGES.customerNotFound);
     }
     validateAvs(raw, settingsOf(merchant), errors);
@@ -174,12 +135,12 @@ export class PaymentMethodService {
 
   /**
    * Tokenizes a card or bank account for a merchant: validates, creates or matches the
-   * customer (or uses the given one), and stores the payment method without the number or CVV.
-   * Call inside a transaction.
+   * customer (or uses the given one), and stores the payment method without the number or CVV,
+   * in the caller's unit of work.
    */
-  tokenize(merchant: MerchantRow, input: TokenizeInput): PaymentMethodRow {
-    const now = this.clock.now(merchant.id);
-    const outcome = this.validate(merchant, input, now);
+  async tokenize(ex: Executor, merchant: MerchantRow, input: TokenizeInput): Promise<PaymentMethodRow> {
+    const now = await this.clock.now(merchant.id);
+    const outcome = await this.validate(ex, merchant, input, now);
     const personName = input.person_name!.trim();
     let customerId: string;
     if (input.customer_id) {
@@ -190,10 +151,10 @@ export class PaymentMethodService {
       const names = splitName(personName);
       fields.firstname = fields.firstname?.trim() || names.firstname;
       fields.lastname = fields.lastname?.trim() || names.lastname;
-      customerId = this.customers.matchOrInsert(merchant.id, fields).id;
+      customerId = (await this.customers.matchOrInsert(ex, merchant.id, fields)).id;
     }
     const id = crypto.randomUUID();
-    const timestamp = this.clock.timestamp(merchant.id);
+    const timestamp = await this.clock.timestamp(merchant.id);
     const isCard = input.method === "card";
     const digits = isCard ? digitsOnly(input.card_number!) : input.bank_account!;
     // The fingerprint tells the same card apart without being reversible to the number.
@@ -201,35 +162,61 @@ export class PaymentMethodService {
       this.fingerprintKey,
       `${input.method}:${isCard ? "" : input.bank_routing}:${digits}`,
     ).slice(0, 32);
-    this.db
-      .query(
-        `INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four, card_exp,
-           bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip, address_1, has_cvv,
-           fingerprint, outcome, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        merchant.id,
-        customerId,
-        input.method!,
-        personName,
-        isCard ? detectBrand(digits) : null,
-        isCard ? digits.slice(-4) : null,
-        isCard ? input.card_exp! : null,
-        isCard ? null : (input.bank_name ?? ""),
-        isCard ? null : input.bank_type!,
-        isCard ? null : input.bank_holder_type!,
-        isCard ? null : digits.slice(-4),
-        isCard ? null : input.bank_routing!,
-        input.address_zip ?? null,
-        input.address_1 ?? null,
-        isCard && input.card_cvv ? 1 : 0,
-        fingerprint,
-        outcome,
-        timestamp,
-        timestamp,
-      );
-    return this.get(merchant.id, id);
+    await repo.insertPaymentMethod(ex, {
+      id,
+      merchant_id: merchant.id,
+      customer_id: customerId,
+      method: input.method as "card" | "bank",
+      person_name: personName,
+      card_type: isCard ? detectBrand(digits) : null,
+      card_last_four: isCard ? digits.slice(-4) : null,
+      card_exp: isCard ? input.card_exp! : null,
+      bank_name: isCard ? null : (input.bank_name ?? ""),
+      bank_type: isCard ? null : input.bank_type!,
+      bank_holder_type: isCard ? null : input.bank_holder_type!,
+      bank_last_four: isCard ? null : digits.slice(-4),
+      bank_routing: isCard ? null : input.bank_routing!,
+      address_zip: input.address_zip ?? null,
+      address_1: input.address_1 ?? null,
+      has_cvv: isCard && input.card_cvv ? 1 : 0,
+      fingerprint,
+      outcome,
+      created_at: timestamp,
+      updated_at: timestamp,
+    });
+    return this.get(ex, merchant.id, id);
   }
+
+  /** Tokenizes in the caller's unit of work and answers the record (POST /payment-method, tokenize). */
+  async create(ex: Executor, merchant: MerchantRow, input: TokenizeInput): Promise<PaymentMethod> {
+    const row = await this.tokenize(ex, merchant, input);
+    return this.record(ex, row);
+  }
+}
+
+/** The payment method record: everything but the number, which the sandbox never keeps. */
+export function paymentMethodRecord(row: PaymentMethodRow, customer: CustomerRow): PaymentMethod {
+  return {
+    id: row.id,
+    customer_id: row.customer_id,
+    merchant_id: row.merchant_id,
+    method: row.method,
+    person_name: row.person_name,
+    nickname: row.nickname,
+    has_cvv: row.has_cvv === 1,
+    card_type: row.card_type,
+    card_last_four: row.card_last_four,
+    card_exp: row.card_exp,
+    bank_name: row.bank_name,
+    bank_type: row.bank_type,
+    bank_holder_type: row.bank_holder_type,
+    bank_last_four: row.bank_last_four,
+    address_zip: row.address_zip,
+    address_1: row.address_1,
+    fingerprint: row.fingerprint,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    deleted_at: row.deleted_at,
+    customer: customerRecord(customer),
+  };
 }

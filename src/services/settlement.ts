@@ -28,6 +28,8 @@ import type { Database } from "bun:sqlite";
 import type { TransactionRow, TransactionService } from "./transactions";
 import { distinctMerchants } from "../storage/sqlite/distinct-merchants";
 import type { EventBus } from "../domain/events";
+import type { Executor } from "../storage/database";
+import { storageOf } from "../storage/sqlite/connection";
 import { centsToNumber } from "../domain/money";
 import { formatTimestamp, parseTimestamp } from "../domain/time";
 import { feeCents } from "../domain/fees";
@@ -180,7 +182,7 @@ const UNSETTLED = `merchant_id = ? AND method = ? AND ${UNBATCHED}`;
 export class Settlement {
   constructor(
     private readonly db: Database,
-    private readonly events: EventBus,
+    private readonly events: EventBus<Executor>,
     private readonly transactions: TransactionService,
   ) {}
 
@@ -320,8 +322,10 @@ export class Settlement {
         settledAt,
       );
     for (const rootId of roots) {
-      const record = this.transactions.recordOf(merchantId, rootId);
-      this.events.emit({ merchantId, name: "update_transaction_settled", record });
+      // Synchronous until settlement runs in units of work: the record read at once, the listeners
+      // (synchronous for this event) run on the connection, inside this job's transaction.
+      const record = this.transactions.recordOfNow(merchantId, rootId);
+      void this.events.emit(storageOf(this.db), { merchantId, name: "update_transaction_settled", record });
     }
     done.batches += 1;
     done.settled += rows.length;
@@ -338,7 +342,11 @@ export class Settlement {
       this.db.query("UPDATE deposits SET deposited_at = deposit_at, updated_at = deposit_at WHERE id = ?").run(row.id);
       const landed = this.db.query<DepositRow, [string]>("SELECT * FROM deposits WHERE id = ?").get(row.id)!;
       const stats = batchStats(this.db, merchantId, [landed.batch_id]).get(landed.batch_id);
-      this.events.emit({ merchantId, name: "create_deposit", record: depositRecord(landed, stats) });
+      void this.events.emit(storageOf(this.db), {
+        merchantId,
+        name: "create_deposit",
+        record: depositRecord(landed, stats),
+      });
       done.deposits += 1;
     }
     return due.length > 0;

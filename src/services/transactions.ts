@@ -1,4 +1,8 @@
-import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import type { Database, Executor } from "../storage/database";
+import * as repo from "../storage/repositories/transactions";
+import type { TransactionRow, TransactionType } from "../storage/repositories/transactions";
+import { customersByIds } from "../storage/repositories/customers";
+import { paymentMethodsByIds } from "../storage/repositories/payment-methods";
 import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
 import { parseJson } from "../lib/json";
@@ -10,44 +14,12 @@ import type { TransactionRecord } from "../domain/schemas/records";
 import { invalidState, notFound, ValidationFailed } from "../domain/errors";
 import type { PaymentMethodRow, PaymentMethodService } from "./payment-methods";
 
-export type TransactionType = "charge" | "pre_auth" | "capture" | "void" | "refund";
-
-export interface TransactionRow {
-  id: string;
-  merchant_id: string;
-  parent_id: string | null;
-  invoice_id: string | null;
-  customer_id: string;
-  payment_method_id: string;
-  method: "card" | "bank";
-  type: TransactionType;
-  success: number;
-  total_cents: number;
-  last_four: string;
-  auth_id: string | null;
-  issuer_auth_code: string | null;
-  message: string | null;
-  decline_code: string | null;
-  meta: string;
-  is_manual: number;
-  is_merchant_present: number;
-  receipt_email_at: string | null;
-  receipt_sms_at: string | null;
-  reference_id: string;
-  source: string | null;
-  pre_auth: number;
-  is_captured: number;
-  is_voided: number;
-  total_refunded_cents: number;
-  /** A pre_auth's captured amount; 0 until captured. */
-  captured_cents: number;
-  /** The processing fee taken when the row settled (src/domain/fees.ts); null until then. */
-  fee_cents: number | null;
-  batch_id: string | null;
-  settled_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { TransactionRow, TransactionType };
+export {
+  TRANSACTION_STATES,
+  type TransactionFilters,
+  type TransactionState,
+} from "../storage/repositories/transactions";
 
 /** The transaction record of docs/contract.md §6: the type of its schema (children one level deep). */
 export type Transaction = typeof TransactionRecord.static;
@@ -63,32 +35,6 @@ export interface ChargeInput {
   /** When a receipt e-mail goes out with this payment (pay() with send_receipt). */
   receiptEmailAt?: string | null;
 }
-
-export interface TransactionFilters {
-  startDate?: string;
-  endDate?: string;
-  type?: string;
-  success?: boolean;
-  method?: string;
-  customerId?: string;
-  keywords?: string;
-  /** Transactions with a row in this settlement batch (their own, or a capture's or refund's). */
-  batchId?: string;
-  /** Where the money stands (the dashboard's status filter): see TRANSACTION_STATES. */
-  state?: TransactionState;
-}
-
-/** The states a top-level transaction can be filtered by, as SQL on the row `t`. */
-export const TRANSACTION_STATES = {
-  approved: "t.success = 1 AND t.is_voided = 0",
-  declined: "t.success = 0",
-  authorized: "t.success = 1 AND t.is_voided = 0 AND t.type = 'pre_auth' AND t.is_captured = 0",
-  voided: "t.is_voided = 1",
-  refunded: "t.total_refunded_cents > 0",
-  settled: "t.settled_at IS NOT NULL",
-  unsettled: "t.success = 1 AND t.is_voided = 0 AND t.settled_at IS NULL",
-} as const;
-export type TransactionState = keyof typeof TRANSACTION_STATES;
 
 /** The operations on a transaction after the charge. */
 export type MoneyAction = "capture" | "void" | "refund";
@@ -149,51 +95,115 @@ function isLiveParent(row: TransactionRow): boolean {
   );
 }
 
-/**
- * POST /charge's one write. RETURNING gives the stored row (defaults included) without reading it
- * back; the trigger of migration 009 keeps the list counter in the same statement.
- */
-const INSERT_CHARGE_SQL = `INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method,
-    type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, meta, is_merchant_present,
-    reference_id, source, pre_auth, receipt_email_at, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  RETURNING *`;
+/** What a record is built from besides its row. */
+interface RecordParts {
+  pm: PaymentMethodRow;
+  customer: CustomerRow;
+  children: TransactionRow[];
+}
+
+/** The API record of a row from its parts; children are recorded with the payment methods and customers given. */
+function buildRecord(
+  row: TransactionRow,
+  parts: RecordParts,
+  lookup: (child: TransactionRow) => RecordParts = () => ({ ...parts, children: [] }),
+): Transaction {
+  const { pm } = parts;
+  const customer = customerRecord(parts.customer);
+  const settled = row.settled_at !== null;
+  return {
+    id: row.id,
+    parent_id: row.parent_id,
+    invoice_id: row.invoice_id ?? "",
+    customer_id: row.customer_id,
+    payment_method_id: row.payment_method_id,
+    payment_method: {
+      id: pm.id,
+      customer,
+      method: pm.method,
+      card_type: pm.card_type,
+      card_last_four: pm.card_last_four,
+      card_exp: pm.card_exp,
+      bank_name: pm.bank_name,
+      bank_type: pm.bank_type,
+      person_name: pm.person_name,
+    },
+    method: row.method,
+    type: row.type,
+    success: row.success === 1,
+    total: centsToNumber(row.total_cents),
+    last_four: row.last_four,
+    auth_id: row.auth_id,
+    issuer_auth_code: row.issuer_auth_code,
+    message: row.message,
+    decline_code: row.decline_code,
+    meta: parseJson(row.meta, {}),
+    is_manual: row.is_manual === 1,
+    is_merchant_present: row.is_merchant_present === 1,
+    receipt_email_at: row.receipt_email_at,
+    receipt_sms_at: row.receipt_sms_at,
+    reference_id: row.reference_id,
+    source: row.source,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    pre_auth: row.pre_auth === 1,
+    is_captured: row.is_captured === 1,
+    total_refunded: centsToNumber(row.total_refunded_cents),
+    // Operations act on the top-level transaction; its children are never refundable or voidable themselves.
+    is_refundable: isLiveParent(row) && settled && refundableCents(row) > 0,
+    is_voidable: isLiveParent(row) && !settled && row.total_refunded_cents === 0,
+    is_voided: row.is_voided === 1,
+    batch_id: row.batch_id,
+    settled_at: row.settled_at,
+    child_transactions: parts.children.map((child) => buildRecord(child, lookup(child))),
+  };
+}
 
 export class TransactionService {
-  /** Statements of the hot paths (charge, GET /transaction/{id}, every record), prepared once. */
-  private readonly insertCharge: Statement<TransactionRow, SQLQueryBindings[]>;
-  private readonly byId: Statement<TransactionRow, [string, string]>;
-  private readonly childrenOf: Statement<TransactionRow & { _rowid: number }, [string]>;
-
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
-    private readonly events: EventBus,
+    private readonly events: EventBus<Executor>,
     private readonly customers: CustomerService,
     private readonly paymentMethods: PaymentMethodService,
-  ) {
-    this.insertCharge = db.prepare(INSERT_CHARGE_SQL);
-    this.byId = db.prepare("SELECT * FROM transactions WHERE id = ? AND merchant_id = ?");
-    this.childrenOf = db.prepare("SELECT rowid AS _rowid, * FROM transactions WHERE parent_id = ?");
+  ) {}
+
+  async find(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | null> {
+    return (await repo.findTransaction(ex, merchantId, id)) ?? null;
   }
 
-  find(merchantId: string, id: string): TransactionRow | null {
-    return this.byId.get(id, merchantId);
-  }
-
-  get(merchantId: string, id: string): TransactionRow {
-    const row = this.find(merchantId, id);
+  async get(ex: Executor, merchantId: string, id: string): Promise<TransactionRow> {
+    const row = await this.find(ex, merchantId, id);
     if (!row) throw notFound("Transaction");
     return row;
   }
 
-  children(parentId: string): TransactionRow[] {
-    // Sorted here, not with ORDER BY: in bun:sqlite that ORDER BY cost ~15 µs per call even with no rows
-    // (measured; most transactions have no children), and every record asks once per transaction.
-    const rows = this.childrenOf.all(parentId);
-    if (rows.length > 1)
-      rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a._rowid - b._rowid));
-    return rows.map(({ _rowid, ...row }) => row);
+  /**
+   * The API records of rows, with their payment methods, customers and children: three queries
+   * for any number of rows (children, then every payment method and customer they name).
+   */
+  async records(ex: Executor, rows: readonly TransactionRow[]): Promise<Transaction[]> {
+    if (rows.length === 0) return [];
+    const children = await repo.childrenOf(
+      ex,
+      rows.map((row) => row.id),
+    );
+    const all = [...rows, ...[...children.values()].flat()];
+    const pms = await paymentMethodsByIds(
+      ex,
+      all.map((row) => row.payment_method_id),
+    );
+    const customers = await customersByIds(
+      ex,
+      all.map((row) => row.customer_id),
+    );
+    const partsOf = (row: TransactionRow): RecordParts => {
+      const pm = pms.get(row.payment_method_id);
+      const customer = customers.get(row.customer_id);
+      if (!pm || !customer) throw new Error(`transaction ${row.id} names a payment method or customer that is missing`);
+      return { pm, customer, children: children.get(row.id) ?? [] };
+    };
+    return rows.map((row) => buildRecord(row, partsOf(row), partsOf));
   }
 
   /**
@@ -201,74 +211,58 @@ export class TransactionService {
    * caller has already read (a new charge: its payment method and customer, and no children yet),
    * so the record costs no query.
    */
-  record(
-    row: TransactionRow,
-    known?: { pm: PaymentMethodRow; customer: CustomerRow; children: TransactionRow[] },
-  ): Transaction {
-    const pm = known?.pm ?? this.paymentMethods.get(row.merchant_id, row.payment_method_id);
-    const customer = customerRecord(known?.customer ?? this.customers.get(row.merchant_id, row.customer_id));
-    const settled = row.settled_at !== null;
-    return {
-      id: row.id,
-      parent_id: row.parent_id,
-      invoice_id: row.invoice_id ?? "",
-      customer_id: row.customer_id,
-      payment_method_id: row.payment_method_id,
-      payment_method: {
-        id: pm.id,
-        customer,
-        method: pm.method,
-        card_type: pm.card_type,
-        card_last_four: pm.card_last_four,
-        card_exp: pm.card_exp,
-        bank_name: pm.bank_name,
-        bank_type: pm.bank_type,
-        person_name: pm.person_name,
-      },
-      method: row.method,
-      type: row.type,
-      success: row.success === 1,
-      total: centsToNumber(row.total_cents),
-      last_four: row.last_four,
-      auth_id: row.auth_id,
-      issuer_auth_code: row.issuer_auth_code,
-      message: row.message,
-      decline_code: row.decline_code,
-      meta: parseJson(row.meta, {}),
-      is_manual: row.is_manual === 1,
-      is_merchant_present: row.is_merchant_present === 1,
-      receipt_email_at: row.receipt_email_at,
-      receipt_sms_at: row.receipt_sms_at,
-      reference_id: row.reference_id,
-      source: row.source,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      pre_auth: row.pre_auth === 1,
-      is_captured: row.is_captured === 1,
-      total_refunded: centsToNumber(row.total_refunded_cents),
-      // Operations act on the top-level transaction; its children are never refundable or voidable themselves.
-      is_refundable: isLiveParent(row) && settled && refundableCents(row) > 0,
-      is_voidable: isLiveParent(row) && !settled && row.total_refunded_cents === 0,
-      is_voided: row.is_voided === 1,
-      batch_id: row.batch_id,
-      settled_at: row.settled_at,
-      child_transactions: (known?.children ?? this.children(row.id)).map((child) => this.record(child)),
-    };
+  async record(ex: Executor, row: TransactionRow, known?: RecordParts): Promise<Transaction> {
+    if (known) return buildRecord(row, known);
+    return (await this.records(ex, [row]))[0]!;
   }
 
-  recordOf(merchantId: string, id: string): Transaction {
-    return this.record(this.get(merchantId, id));
+  async recordOf(ex: Executor, merchantId: string, id: string): Promise<Transaction> {
+    return this.record(ex, await this.get(ex, merchantId, id));
+  }
+
+  /** A transaction's record, or null when the merchant has none with this id. */
+  async findRecord(merchantId: string, id: string): Promise<Transaction | null> {
+    const row = await this.find(this.db, merchantId, id);
+    return row ? this.record(this.db, row) : null;
+  }
+
+  /** GET /transaction/{id}. */
+  show(merchantId: string, id: string): Promise<Transaction> {
+    return this.recordOf(this.db, merchantId, id);
+  }
+
+  /**
+   * Transitional, for settlement and deposits while they still run synchronously on the SQLite
+   * connection: the record of a row, read at once. Goes away when they run in units of work.
+   */
+  recordNow(row: TransactionRow): Transaction {
+    const reader = this.db as unknown as Partial<repo.SyncReader>;
+    if (!reader.getNow || !reader.allNow) throw new Error("recordNow needs the SQLite database");
+    const parts = repo.recordPartsNow(reader as repo.SyncReader, row);
+    return buildRecord(row, parts, (child) => repo.recordPartsNow(reader as repo.SyncReader, child, false));
+  }
+
+  /** As recordNow, by id (transitional, see there). */
+  recordOfNow(merchantId: string, id: string): Transaction {
+    const reader = this.db as unknown as repo.SyncReader;
+    const row = repo.findTransactionNow(reader, merchantId, id);
+    if (!row) throw notFound("Transaction");
+    return this.recordNow(row);
   }
 
   /**
    * Authorizes a payment method with the simulated processor and stores the transaction,
-   * approved or declined. Emits create_transaction, and returns the record it built for the
-   * event with the row (building it costs as much as the insert). Call inside a transaction.
+   * approved or declined, in the caller's unit of work. Emits create_transaction, and returns the
+   * record it built for the event with the row (building it costs as much as the insert).
    */
-  charge(merchantId: string, input: ChargeInput): { row: TransactionRow; record: Transaction } {
-    const { pm, customer } = this.paymentMethods.chargeableWithCustomer(merchantId, input.paymentMethodId);
+  async charge(
+    ex: Executor,
+    merchantId: string,
+    input: ChargeInput,
+  ): Promise<{ row: TransactionRow; record: Transaction }> {
+    const { pm, customer } = await this.paymentMethods.chargeableWithCustomer(ex, merchantId, input.paymentMethodId);
     if (pm.method === "card" && pm.card_exp) {
-      const now = this.clock.now(merchantId);
+      const now = await this.clock.now(merchantId);
       const month = Number(pm.card_exp.slice(0, 2));
       const year = 2000 + Number(pm.card_exp.slice(2));
       if (year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month < now.getUTCMonth() + 1)) {
@@ -279,33 +273,33 @@ export class TransactionService {
     // Time-ordered (UUIDv7): each insert lands at the right edge of the id index instead of on a
     // random page of it, which halved the insert and its share of the commit at 1M rows (measured).
     const id = Bun.randomUUIDv7();
-    const now = this.clock.timestamp(merchantId);
-    const row = this.insertCharge.get(
+    const now = await this.clock.timestamp(merchantId);
+    const row = await repo.insertCharge(ex, {
       id,
-      merchantId,
-      input.invoiceId ?? null,
-      pm.customer_id,
-      pm.id,
-      pm.method,
-      input.preAuth ? "pre_auth" : "charge",
-      auth.success ? 1 : 0,
-      input.totalCents,
-      (pm.method === "card" ? pm.card_last_four : pm.bank_last_four) ?? "",
-      auth.authId,
-      auth.issuerAuthCode,
-      auth.message,
-      auth.declineCode,
-      JSON.stringify(input.meta),
-      input.isMerchantPresent ? 1 : 0,
-      auth.authId ?? "",
-      input.source ?? null,
-      input.preAuth ? 1 : 0,
-      input.receiptEmailAt ?? null,
-      now,
-      now,
-    )!;
-    const record = this.record(row, { pm, customer, children: [] });
-    this.events.emit({ merchantId, name: "create_transaction", record });
+      merchant_id: merchantId,
+      invoice_id: input.invoiceId ?? null,
+      customer_id: pm.customer_id,
+      payment_method_id: pm.id,
+      method: pm.method,
+      type: input.preAuth ? "pre_auth" : "charge",
+      success: auth.success ? 1 : 0,
+      total_cents: input.totalCents,
+      last_four: (pm.method === "card" ? pm.card_last_four : pm.bank_last_four) ?? "",
+      auth_id: auth.authId,
+      issuer_auth_code: auth.issuerAuthCode,
+      message: auth.message,
+      decline_code: auth.declineCode,
+      meta: JSON.stringify(input.meta),
+      is_merchant_present: input.isMerchantPresent ? 1 : 0,
+      reference_id: auth.authId ?? "",
+      source: input.source ?? null,
+      pre_auth: input.preAuth ? 1 : 0,
+      receipt_email_at: input.receiptEmailAt ?? null,
+      created_at: now,
+      updated_at: now,
+    });
+    const record = await this.record(ex, row, { pm, customer, children: [] });
+    await this.events.emit(ex, { merchantId, name: "create_transaction", record });
     return { row, record };
   }
 
@@ -313,92 +307,54 @@ export class TransactionService {
    * The top-level charge or pre_auth a money operation may act on, or the 422 that says why not
    * (a child, a failed or a voided transaction).
    */
-  private operable(merchantId: string, id: string, action: MoneyAction): TransactionRow {
-    const row = this.get(merchantId, id);
+  private async operable(ex: Executor, merchantId: string, id: string, action: MoneyAction): Promise<TransactionRow> {
+    const row = await this.get(ex, merchantId, id);
     if (row.parent_id !== null) throw invalidState(STATE_MESSAGES.child(row.type, row.parent_id, action));
     if (row.success !== 1) throw invalidState(STATE_MESSAGES.failed(action));
     if (row.is_voided === 1) throw invalidState(STATE_MESSAGES.voided(action));
     return row;
   }
 
-  /** Stores a capture, void or refund under its parent. */
-  private addChild(parent: TransactionRow, type: "capture" | "void" | "refund", cents: number, now: string): string {
-    const id = crypto.randomUUID();
-    this.db
-      .query(
-        `INSERT INTO transactions (id, merchant_id, parent_id, invoice_id, customer_id, payment_method_id, method, type,
-           success, total_cents, last_four, auth_id, issuer_auth_code, meta, is_merchant_present, reference_id, source,
-           created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, '{}', ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        parent.merchant_id,
-        parent.id,
-        parent.invoice_id,
-        parent.customer_id,
-        parent.payment_method_id,
-        parent.method,
-        type,
-        cents,
-        parent.last_four,
-        parent.auth_id,
-        parent.issuer_auth_code,
-        parent.is_merchant_present,
-        parent.reference_id,
-        "api",
-        now,
-        now,
-      );
-    return id;
-  }
-
   /** Emits update_transaction with the parent's record (the new child included) and returns the row. */
-  private updated(merchantId: string, id: string): TransactionRow {
-    const row = this.get(merchantId, id);
-    this.events.emit({ merchantId, name: "update_transaction", record: this.record(row) });
+  private async updated(ex: Executor, merchantId: string, id: string): Promise<TransactionRow> {
+    const row = await this.get(ex, merchantId, id);
+    await this.events.emit(ex, { merchantId, name: "update_transaction", record: await this.record(ex, row) });
     return row;
   }
 
   /**
    * Captures a pre_auth once, for its full amount or less: a `capture` child; the parent is
-   * `is_captured`. Call inside an immediate transaction. Returns the parent.
+   * `is_captured`. In the caller's unit of work. Returns the parent.
    */
-  capture(merchantId: string, id: string, totalCents?: number): TransactionRow {
-    const row = this.operable(merchantId, id, "capture");
+  async capture(ex: Executor, merchantId: string, id: string, totalCents?: number): Promise<TransactionRow> {
+    const row = await this.operable(ex, merchantId, id, "capture");
     if (row.type !== "pre_auth") throw invalidState(STATE_MESSAGES.captureNotPreAuth);
     if (row.is_captured === 1) throw invalidState(STATE_MESSAGES.alreadyCaptured);
     const cents = totalCents ?? row.total_cents;
     if (cents > row.total_cents) {
       throw new ValidationFailed({ total: [STATE_MESSAGES.captureTooMuch(amount(row.total_cents))] });
     }
-    const now = this.clock.timestamp(merchantId);
-    this.addChild(row, "capture", cents, now);
-    this.db
-      .query("UPDATE transactions SET is_captured = 1, captured_cents = ?, updated_at = ? WHERE id = ?")
-      .run(cents, now, row.id);
-    return this.updated(merchantId, row.id);
+    const now = await this.clock.timestamp(merchantId);
+    await repo.insertChild(ex, row, { id: crypto.randomUUID(), type: "capture", cents, now });
+    await repo.markCaptured(ex, row.id, cents, now);
+    return this.updated(ex, merchantId, row.id);
   }
 
   /**
    * Voids a transaction that has not settled, in full: a `void` child; the parent (and its
-   * capture, if any) is `is_voided` and never settles. Call inside an immediate transaction.
+   * capture, if any) is `is_voided` and never settles. In the caller's unit of work.
    */
-  void(merchantId: string, id: string, totalCents?: number): TransactionRow {
-    const row = this.operable(merchantId, id, "void");
+  async void(ex: Executor, merchantId: string, id: string, totalCents?: number): Promise<TransactionRow> {
+    const row = await this.operable(ex, merchantId, id, "void");
     if (row.settled_at !== null) throw invalidState(STATE_MESSAGES.voidSettled(row.id));
     // A total is optional, but one that is not the full amount must not be silently voided in full.
     if (totalCents !== undefined && totalCents !== this.voidCents(row)) {
       throw new ValidationFailed({ total: [STATE_MESSAGES.voidPartial(amount(this.voidCents(row)))] });
     }
-    const now = this.clock.timestamp(merchantId);
-    this.addChild(row, "void", this.voidCents(row), now);
-    this.db.query("UPDATE transactions SET is_voided = 1, updated_at = ? WHERE id = ?").run(now, row.id);
-    // The capture of a pre_auth is what would settle: it is voided with its parent.
-    this.db
-      .query("UPDATE transactions SET is_voided = 1, updated_at = ? WHERE parent_id = ? AND type = 'capture'")
-      .run(now, row.id);
-    return this.updated(merchantId, row.id);
+    const now = await this.clock.timestamp(merchantId);
+    await repo.insertChild(ex, row, { id: crypto.randomUUID(), type: "void", cents: this.voidCents(row), now });
+    await repo.markVoided(ex, row.id, now);
+    return this.updated(ex, merchantId, row.id);
   }
 
   /** What a void reverses: the captured amount of a captured pre_auth, else the whole total. */
@@ -409,97 +365,72 @@ export class TransactionService {
   /**
    * Refunds a settled charge or captured pre_auth, in part or (by default) all that remains:
    * a `refund` child; `total_refunded` grows. Never beyond what remains, even under concurrent
-   * requests: the check and the write happen in the caller's immediate transaction.
+   * requests: the check and the write happen in the caller's unit of work.
    */
-  refund(merchantId: string, id: string, totalCents?: number): TransactionRow {
-    const row = this.operable(merchantId, id, "refund");
+  async refund(ex: Executor, merchantId: string, id: string, totalCents?: number): Promise<TransactionRow> {
+    const row = await this.operable(ex, merchantId, id, "refund");
     if (row.type === "pre_auth" && row.is_captured === 0) throw invalidState(STATE_MESSAGES.refundUncaptured(row.id));
     if (row.settled_at === null) throw invalidState(STATE_MESSAGES.refundUnsettled(row.id));
     const remaining = refundableCents(row);
     if (remaining <= 0) throw invalidState(STATE_MESSAGES.fullyRefunded);
     const cents = totalCents ?? remaining;
     if (cents > remaining) throw new ValidationFailed({ total: [STATE_MESSAGES.refundTooMuch(amount(remaining))] });
-    const now = this.clock.timestamp(merchantId);
-    this.addChild(row, "refund", cents, now);
-    this.db
-      .query("UPDATE transactions SET total_refunded_cents = total_refunded_cents + ?, updated_at = ? WHERE id = ?")
-      .run(cents, now, row.id);
-    return this.updated(merchantId, row.id);
+    const now = await this.clock.timestamp(merchantId);
+    await repo.insertChild(ex, row, { id: crypto.randomUUID(), type: "refund", cents, now });
+    await repo.addRefunded(ex, row.id, cents, now);
+    return this.updated(ex, merchantId, row.id);
   }
 
   /** Voids before settlement (in full only), refunds after. */
-  voidOrRefund(merchantId: string, id: string, totalCents?: number): TransactionRow {
-    const row = this.operable(merchantId, id, "refund");
-    if (row.settled_at !== null) return this.refund(merchantId, id, totalCents);
-    return this.void(merchantId, id, totalCents);
+  async voidOrRefund(ex: Executor, merchantId: string, id: string, totalCents?: number): Promise<TransactionRow> {
+    const row = await this.operable(ex, merchantId, id, "refund");
+    if (row.settled_at !== null) return this.refund(ex, merchantId, id, totalCents);
+    return this.void(ex, merchantId, id, totalCents);
   }
 
-  list(merchantId: string, filters: TransactionFilters, page: PageRequest, url: string): Page<Transaction> {
-    // Children (captures, voids, refunds) are listed under their parent, not on their own,
-    // unless the filter asks for that kind of child: then the children themselves are the rows.
-    const childType = filters.type === "capture" || filters.type === "void" || filters.type === "refund";
-    const where = ["t.merchant_id = ?", childType ? "t.parent_id IS NOT NULL" : "t.parent_id IS NULL"];
-    const params: (string | number)[] = [merchantId];
-    if (filters.startDate) {
-      where.push("t.created_at >= ?");
-      params.push(filters.startDate.length === 10 ? `${filters.startDate} 00:00:00` : filters.startDate);
-    }
-    if (filters.endDate) {
-      where.push("t.created_at <= ?");
-      params.push(filters.endDate.length === 10 ? `${filters.endDate} 23:59:59` : filters.endDate);
-    }
-    if (filters.type) {
-      where.push("t.type = ?");
-      params.push(filters.type);
-    }
-    if (filters.batchId) {
-      where.push(
-        "(t.batch_id = ? OR EXISTS (SELECT 1 FROM transactions c WHERE c.parent_id = t.id AND c.batch_id = ?))",
-      );
-      params.push(filters.batchId, filters.batchId);
-    }
-    if (filters.state) where.push(TRANSACTION_STATES[filters.state]);
-    if (filters.success !== undefined) {
-      where.push("t.success = ?");
-      params.push(filters.success ? 1 : 0);
-    }
-    if (filters.method) {
-      where.push("t.method = ?");
-      params.push(filters.method);
-    }
-    if (filters.customerId) {
-      where.push("t.customer_id = ?");
-      params.push(filters.customerId);
-    }
-    let from = "transactions t";
-    if (filters.keywords) {
-      from += " JOIN customers c ON c.id = t.customer_id";
-      where.push(
-        "(t.id = ? OR t.last_four = ? OR t.invoice_id = ? OR (c.firstname || ' ' || c.lastname || ' ' || c.email || ' ' || c.company) LIKE ? ESCAPE '\\')",
-      );
-      const k = filters.keywords.trim();
-      params.push(k, k, k, `%${k.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    }
-    const clause = where.join(" AND ");
-    // Unfiltered, the total is the per-merchant counter kept by triggers (migration 009), not a COUNT(*) over every row.
-    const total =
-      where.length === 2
-        ? (this.db
-            .query<{ n: number }, [string]>("SELECT top_level AS n FROM transaction_counts WHERE merchant_id = ?")
-            .get(merchantId)?.n ?? 0)
-        : this.db
-            .query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${clause}`)
-            .get(...params)!.n;
-    const rows = this.db
-      .query<TransactionRow, (string | number)[]>(
-        `SELECT t.* FROM ${from} WHERE ${clause} ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...params, page.perPage, page.offset);
-    return paginate(
-      rows.map((row) => this.record(row)),
-      total,
-      page,
-      url,
-    );
+  /** One money operation in a unit of work of its own; answers the parent's record (the dashboard's buttons). */
+  async operate(
+    merchantId: string,
+    id: string,
+    action: MoneyAction | "void-or-refund",
+    totalCents?: number,
+  ): Promise<Transaction> {
+    return this.db.transaction((tx) => this.operateIn(tx, merchantId, id, action, totalCents));
+  }
+
+  /** One money operation in the caller's unit of work; answers the parent's record. */
+  async operateIn(
+    ex: Executor,
+    merchantId: string,
+    id: string,
+    action: MoneyAction | "void-or-refund",
+    totalCents?: number,
+  ): Promise<Transaction> {
+    const row =
+      action === "capture"
+        ? await this.capture(ex, merchantId, id, totalCents)
+        : action === "void"
+          ? await this.void(ex, merchantId, id, totalCents)
+          : action === "refund"
+            ? await this.refund(ex, merchantId, id, totalCents)
+            : await this.voidOrRefund(ex, merchantId, id, totalCents);
+    return this.record(ex, row);
+  }
+
+  /**
+   * Children (captures, voids, refunds) are listed under their parent, not on their own, unless
+   * the filter asks for that kind of child: then the children themselves are the rows.
+   */
+  async list(
+    merchantId: string,
+    filters: repo.TransactionFilters,
+    page: PageRequest,
+    url: string,
+  ): Promise<Page<Transaction>> {
+    const { rows, total } = await repo.listTransactions(this.db, merchantId, filters, {
+      limit: page.perPage,
+      offset: page.offset,
+    });
+    return paginate(await this.records(this.db, rows), total, page, url);
   }
 }

@@ -75,7 +75,7 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
   const lastEvent = () => page.evaluate(() => (window as any).checkout.events.at(-1));
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     sandbox = serve(ctx);
     example = startExampleServer({ sandboxUrl: sandbox.url, port: 0, token: ctx.token });
     browser = await launchBrowser();

@@ -41,7 +41,7 @@ describe.skipIf(!HAS_CHROMIUM)("a page on another origin attacks the sandbox in 
   const seen: { path: string; status: number; origin: string | null; site: string | null; type: string | null }[] = [];
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     expect((await charge(ctx, 12)).status).toBe(200);
     // A real server on 127.0.0.1, recording what the browser sent to /_sandbox.
     const app = ctx.app;

@@ -101,7 +101,7 @@ describe("the delivery view and the webhook target allowlist", () => {
 
 describe("dashboard pages over HTTP", () => {
   test("every page is HTML with the dashboard CSP, no inline script and no inline style", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const created = await charge(ctx, 12.34);
     const pages = [
       "/",
@@ -132,7 +132,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("a customer's name with markup is served escaped on the lists and the record pages", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx, { firstname: EVIL, lastname: "Mallory" });
     const charged = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 3 } });
     for (const path of [
@@ -149,7 +149,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("the transactions list filters by every filter of GET /transaction (same names), its state, and the deposit batch", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const approved = (await charge(ctx, 10, { firstname: "Alan", lastname: "Turing", email: "alan@example.com" })).body;
     const declined = (await charge(ctx, 5, { card_number: "4012888888881881" })).body.transaction;
     const bankPm = await tokenize(ctx, {
@@ -188,7 +188,7 @@ describe("dashboard pages over HTTP", () => {
     expect(api.body.data.map((t: { id: string }) => t.id)).toEqual(await rows("?success=true&method=card"));
 
     ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
-    const batch = ctx.deps.db
+    const batch = ctx.deps.sqlite
       .query<{ batch_id: string }, [string]>("SELECT batch_id FROM transactions WHERE id = ?")
       .get(approved.id)!.batch_id;
     expect(batch).toBeTruthy();
@@ -198,7 +198,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("no query, id or action body makes a dashboard route answer 5xx", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await charge(ctx, 1);
     const GETS = [
       "/",
@@ -305,7 +305,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("a record of another merchant, or of none, is a 404 page", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     for (const path of ["/dashboard/transactions/nope", "/dashboard/customers/nope", "/dashboard/invoices/nope"]) {
       const res = await ctx.app.handle(new Request(`http://localhost${path}`));
       expect(res.status).toBe(404);
@@ -314,7 +314,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("actions accept same-origin JSON only: another site's form or origin changes nothing", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const advance = (headers: Record<string, string>, body: string) =>
       ctx.app.handle(new Request("http://localhost/dashboard/clock/advance", { method: "POST", headers, body }));
     const crossOrigin = await advance(
@@ -350,7 +350,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("lists paginate 50 to a page, and the next-page link keeps the filters", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     for (let i = 0; i < 51; i++) {
       const res = await ctx.call("POST", "/customer", {
         body: { firstname: `Page${i}`, lastname: "Reader", email: `reader${i}@example.com` },
@@ -371,7 +371,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("the SMS outbox filters by recipient, as GET /_sandbox/sms?to= does", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const paid = (await charge(ctx, 3)).body;
     for (const phone of ["5555550111", "5555550222"]) {
       expect((await ctx.call("POST", `/transaction/${paid.id}/receipt-sms`, { body: { phone } })).status).toBe(200);
@@ -387,7 +387,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("the merchant picker sets a cookie that switches every page to that merchant", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await ctx.call("POST", "/_sandbox/merchants", { body: { name: "Picked Shop" }, auth: false });
     const pick = await ctx.app.handle(
       new Request("http://localhost/dashboard/merchant", {
@@ -418,7 +418,7 @@ describe("dashboard pages over HTTP", () => {
   });
 
   test("the event stream announces a new transaction of the merchant", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const served = serve(ctx);
     const controller = new AbortController();
     try {

@@ -40,7 +40,7 @@ describe.skipIf(!HAS_CHROMIUM)("README: integrate in 5 minutes", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     sandbox = serve(ctx);
     const [markup] = blocks(section, "html");
     const [script] = blocks(section, "js");
@@ -77,7 +77,7 @@ describe.skipIf(!HAS_CHROMIUM)("README: integrate in 5 minutes", () => {
       const transactionId = paid!.split(" ")[1]!;
       expect(errors).toEqual([]);
 
-      await waitFor(() => ctx.deps.db.query("SELECT 1 FROM emails").get(), 5000, "the receipt");
+      await waitFor(() => ctx.deps.sqlite.query("SELECT 1 FROM emails").get(), 5000, "the receipt");
       await page.goto(`${sandbox.url}/dashboard/emails`);
       expect(await page.locator(".email .subject").innerText()).toContain("$10.50");
       await page.goto(`${sandbox.url}/dashboard/transactions/${transactionId}`);

@@ -113,13 +113,15 @@ async function seed(ctx: TestContext, hookUrl: string): Promise<Seeded> {
   ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
   const email = await waitFor(
     () =>
-      ctx.deps.db.query<{ id: string }, [string]>("SELECT id FROM emails WHERE invoice_id = ?").get(invoice.body.id),
+      ctx.deps.sqlite
+        .query<{ id: string }, [string]>("SELECT id FROM emails WHERE invoice_id = ?")
+        .get(invoice.body.id),
     5000,
     "the receipt e-mail",
   );
   const attempt = await waitFor(
     () =>
-      ctx.deps.db
+      ctx.deps.sqlite
         .query<{ id: string }, [string]>("SELECT delivery_id AS id FROM webhook_attempts WHERE merchant_id = ?")
         .get(ctx.merchantId),
     5000,
@@ -310,7 +312,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
       );
       await waitFor(
         () =>
-          ctx.deps.db
+          ctx.deps.sqlite
             .query("SELECT 1 FROM webhook_deliveries WHERE redelivery_of IS NOT NULL AND status = 'delivered'")
             .get(),
         5000,

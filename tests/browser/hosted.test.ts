@@ -17,7 +17,7 @@ describe.skipIf(!HAS_CHROMIUM)("hosted payment and invoice pages in Chromium", (
   let browser: Browser;
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     sandbox = serve(ctx);
     browser = await launchBrowser();
   });

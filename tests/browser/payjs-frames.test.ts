@@ -86,7 +86,7 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
     );
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     sandbox = serve(ctx);
     // A "sandbox" whose payjs.js is the real one but whose frame pages never run a script.
     hangingFrames = Bun.serve({
@@ -316,10 +316,10 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
   });
 
   test("one pay() call sends one Idempotency-Key on the tokenize, invoice and pay steps", async () => {
-    ctx.deps.db.exec("DELETE FROM idempotency_keys");
+    ctx.deps.sqlite.exec("DELETE FROM idempotency_keys");
     const invoice = await page.evaluate((details) => (window as any).forms.pretty.payjs.pay(details), DETAILS);
     expect(invoice.status).toBe("PAID");
-    const rows = ctx.deps.db
+    const rows = ctx.deps.sqlite
       .query<{ scope: string; key: string }, []>("SELECT scope, key FROM idempotency_keys ORDER BY created_at")
       .all();
     expect(new Set(rows.map((row) => row.key)).size).toBe(1);

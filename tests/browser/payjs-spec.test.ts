@@ -116,7 +116,7 @@ describe.skipIf(!HAS_CHROMIUM)("PayJs as the specification types it, in Chromium
   const count = async (path: string) => (await ctx.call("GET", `${path}?per_page=1`)).body.total as number;
 
   beforeAll(async () => {
-    ctx = setup();
+    ctx = await setup();
     sandbox = serve(ctx);
     example = startExampleServer({
       sandboxUrl: sandbox.url,

@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { charge, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
 
 let ctx: TestContext;
-beforeEach(() => {
-  ctx = setup();
+beforeEach(async () => {
+  ctx = await setup();
 });
 
 /** Merchant routes of the core service, with a body where they take one. */
@@ -65,7 +65,7 @@ describe("authentication", () => {
   });
 
   test("a configured default key replaces the fixed one", async () => {
-    const custom = setup({ config: { defaultApiKey: "sk_custom", defaultWebPaymentsToken: "wpt_custom" } });
+    const custom = await setup({ config: { defaultApiKey: "sk_custom", defaultWebPaymentsToken: "wpt_custom" } });
     expect((await custom.call("GET", "/self", { auth: "sk_custom" })).status).toBe(200);
     expect((await custom.call("GET", "/self", { auth: "sandbox_api_key" })).status).toBe(401);
   });

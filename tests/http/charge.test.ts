@@ -4,8 +4,8 @@ import { MESSAGES } from "../../packages/rules/messages";
 import { BANK, charge, setup, tokenize, type TestContext } from "../support/app";
 
 let ctx: TestContext;
-beforeEach(() => {
-  ctx = setup();
+beforeEach(async () => {
+  ctx = await setup();
 });
 
 /** Every field docs/contract.md §6 lists for a transaction record. */
@@ -82,7 +82,7 @@ describe("POST /charge", () => {
     expect(tx.issuer_auth_code).toMatch(/^\d{6}$/);
     expect(tx.created_at).toMatch(TIMESTAMP);
     expect(tx.updated_at).toMatch(TIMESTAMP);
-    const stored = ctx.deps.db
+    const stored = ctx.deps.sqlite
       .query<{ total_cents: number }, [string]>("SELECT total_cents FROM transactions WHERE id = ?")
       .get(tx.id);
     expect(stored?.total_cents).toBe(1050);
@@ -113,7 +113,7 @@ describe("POST /charge", () => {
     const missing = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id } });
     expect(missing.status).toBe(422);
     expect(Object.keys(missing.body.errors)).toEqual(["total"]);
-    expect(ctx.deps.db.query("SELECT COUNT(*) AS n FROM transactions").get()).toEqual({ n: 0 });
+    expect(ctx.deps.sqlite.query("SELECT COUNT(*) AS n FROM transactions").get()).toEqual({ n: 0 });
   });
 
   test("the smallest and largest totals are accepted", async () => {

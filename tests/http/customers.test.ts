@@ -25,7 +25,7 @@ const FULL = {
 
 describe("POST /customer and GET /customer/{id}", () => {
   test("creates a customer with every field of the record, typed", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("POST", "/customer", { body: FULL });
     expect(res.status).toBe(200);
     const c = res.body;
@@ -63,7 +63,7 @@ describe("POST /customer and GET /customer/{id}", () => {
   });
 
   test("fills the defaults: empty strings, null notes/options/cc lists, card payments allowed", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const c = (await ctx.call("POST", "/customer", { body: { firstname: "Solo" } })).body;
     expect(c).toMatchObject({
       lastname: "",
@@ -82,7 +82,7 @@ describe("POST /customer and GET /customer/{id}", () => {
   });
 
   test("reports broken rules per field", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("POST", "/customer", {
       body: { firstname: "x".repeat(51), email: "nope", phone: "123", address_state: "VAX", address_country: "US" },
     });
@@ -101,7 +101,7 @@ describe("POST /customer and GET /customer/{id}", () => {
   });
 
   test("is invisible to other merchants; the public token may not read customers", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const c = (await ctx.call("POST", "/customer", { body: FULL })).body;
     const other = await otherMerchant(ctx);
     expect((await ctx.call("GET", `/customer/${c.id}`, { auth: other.api_key })).status).toBe(404);
@@ -116,7 +116,7 @@ describe("POST /customer and GET /customer/{id}", () => {
 
 describe("GET /customer", () => {
   test("lists newest first in the page envelope, searches by keywords, leaves deleted ones out", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const a = (await ctx.call("POST", "/customer", { body: { firstname: "Alan", lastname: "Turing" } })).body;
     const b = (await ctx.call("POST", "/customer", { body: { firstname: "Barbara", company: "Liskov Inc" } })).body;
     const c = (await ctx.call("POST", "/customer", { body: { firstname: "Claude", email: "shannon@example.com" } }))
@@ -137,10 +137,10 @@ describe("GET /customer", () => {
 
 describe("PUT and DELETE /customer/{id}", () => {
   test("updates only the given fields and moves updated_at; validates like create", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const c = (await ctx.call("POST", "/customer", { body: FULL })).body;
     const seen: string[] = [];
-    ctx.deps.events.on((e) => seen.push(e.name));
+    ctx.deps.events.on((_ex, e) => void seen.push(e.name));
     const res = await ctx.call("PUT", `/customer/${c.id}`, {
       body: { phone: "5555550000", notes: null, options: { tier: "silver" } },
     });
@@ -159,7 +159,7 @@ describe("PUT and DELETE /customer/{id}", () => {
   });
 
   test("deletes softly: still readable with deleted_at, no longer updatable or matched at tokenize", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const deleted = await ctx.call("DELETE", `/customer/${pm.customer_id}`);
     expect(deleted.status).toBe(200);
@@ -173,7 +173,7 @@ describe("PUT and DELETE /customer/{id}", () => {
 
 describe("customers at tokenize", () => {
   test("matches the same e-mail, first and last name ignoring case; anything else is a new customer", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const first = await tokenize(ctx);
     const same = await tokenize(ctx, { email: "ADA@Example.com", firstname: "ada", lastname: "LOVELACE" });
     expect(same.customer_id).toBe(first.customer_id);
@@ -189,7 +189,7 @@ describe("customers at tokenize", () => {
   });
 
   test("takes the customer fields of tokenize into a new customer", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx, { company: "Analytical", address_country: "GBR" });
     const c = (await ctx.call("GET", `/customer/${pm.customer_id}`)).body;
     expect(c).toMatchObject({
@@ -207,7 +207,7 @@ describe("customers at tokenize", () => {
   });
 
   test("a given customer_id gets the payment method and its fields are ignored; another merchant's is refused", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const c = (await ctx.call("POST", "/customer", { body: FULL })).body;
     const pm = await tokenize(ctx, { customer_id: c.id, firstname: "Someone", email: "else@example.com" });
     expect(pm.customer_id).toBe(c.id);

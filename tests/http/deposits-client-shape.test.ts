@@ -12,7 +12,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 let ctx: TestContext;
 let week: Week;
 beforeEach(async () => {
-  ctx = setup();
+  ctx = await setup();
   week = await startWeek(ctx);
 });
 
@@ -38,7 +38,7 @@ async function twoBatches() {
 describe("GET /query/deposit in the real service's shape", () => {
   test("each batch has batch_id, display_batch_id, batched_at, last_transaction, count, sum, avg, min, max, std, fees", async () => {
     const created: unknown[] = [];
-    ctx.deps.events.on((e) => void (e.name === "create_deposit" && created.push(e.record)));
+    ctx.deps.events.on((_ex, e) => void (e.name === "create_deposit" && created.push(e.record)));
     await twoBatches();
     const { data } = await get(`/query/deposit?startDate=${date(week.midnight(0))}&endDate=${date(week.midnight(3))}`);
     expect(data).toHaveLength(2);

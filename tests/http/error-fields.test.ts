@@ -11,7 +11,7 @@ import { CARD, setup } from "../support/app";
 
 describe("422 validation bodies", () => {
   test("carry every failing field's messages at the top level, equal to errors[field]", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("POST", `/webpayment/${ctx.token}/tokenize`, {
       body: { ...CARD, card_number: "4111111111111112", phone: "123", email: "nope" },
       auth: false,
@@ -30,14 +30,14 @@ describe("422 validation bodies", () => {
     const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
     const section = readme.slice(readme.indexOf("## Errors"));
     const example = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!);
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("POST", "/customer", { body: { firstname: "Ada", phone: "123" } });
     expect(res.status).toBe(422);
     expect(res.body).toEqual(example);
   });
 
   test("schema failures (a missing or mistyped field) are reported the same way", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("POST", "/charge", { body: { total: 5 } });
     expect(res.status).toBe(422);
     expect(res.body.payment_method_id).toEqual([MESSAGES.required("payment_method_id")]);
@@ -64,7 +64,7 @@ describe("422 validation bodies", () => {
   });
 
   test("other error codes have no field members", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("POST", "/charge", { body: { payment_method_id: "nope", total: 5 } });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: "Payment method not found.", code: "not_found", param: "payment_method_id" });

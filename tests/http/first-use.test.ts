@@ -23,8 +23,8 @@ function quickStartCommands(): string[] {
 
 let ctx: TestContext;
 let server: ReturnType<typeof serve>;
-beforeAll(() => {
-  ctx = setup();
+beforeAll(async () => {
+  ctx = await setup();
   server = serve(ctx);
 });
 afterAll(() => server.stop());

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { buildDeps, composeApp, startWorkers, stopWorkers } from "../../src/entry/app";
-import { GroupCommit } from "../../src/storage/sqlite/group-commit";
-import { openDatabase } from "../../src/storage/sqlite/open";
+import { around } from "../../src/storage/sqlite/group-commit";
+import { openSqlite } from "../../src/storage/sqlite/database";
 import { countStatements } from "../../src/storage/sqlite/statement-counter";
 import { memoryLogger } from "../../src/lib/logger";
 import { RETRY_DELAYS_MS } from "../../src/domain/webhook-policy";
@@ -23,15 +23,15 @@ afterEach(async () => {
 });
 
 /** The server's stack without a socket: app + group commit, on a database whose statements are counted. */
-function countedServer() {
-  const db = openDatabase(":memory:");
+async function countedServer() {
+  const storage = openSqlite(":memory:", { groupCommit: true });
+  const db = storage.raw;
   const counter = countStatements(db);
-  const deps = buildDeps({ db, log: memoryLogger(), publicUrl: "http://localhost:7290" });
+  const deps = await buildDeps({ db: storage, log: memoryLogger(), publicUrl: "http://localhost:7290" });
   const app = composeApp(deps);
-  const batches = new GroupCommit(db);
-  const merchant = deps.services.merchants.getDefault();
+  const merchant = await deps.services.merchants.getDefault();
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await batches.around(() =>
+    const response = await around(storage, () =>
       app.handle(
         new Request(`http://localhost${path}`, {
           method,
@@ -48,7 +48,7 @@ function countedServer() {
 
 describe("SQL statements per POST /charge", () => {
   test("a charge reads its payment method and customer and writes once, and runs nothing else but its transaction's edges", async () => {
-    const server = countedServer();
+    const server = await countedServer();
     const warm = await server.tokenized();
     expect((await server.call("POST", "/charge", { payment_method_id: warm.id, total: 1 })).status).toBe(200);
     const pm = await server.tokenized();
@@ -68,7 +68,7 @@ describe("SQL statements per POST /charge", () => {
   });
 
   test("with an Idempotency-Key a charge adds one read and one write (the stored answer); a replay is one read", async () => {
-    const server = countedServer();
+    const server = await countedServer();
     const warm = await server.tokenized();
     await server.call("POST", "/charge", { payment_method_id: warm.id, total: 1 });
     const pm = await server.tokenized();
@@ -83,7 +83,7 @@ describe("SQL statements per POST /charge", () => {
   });
 
   test("a merchant with a webhook pays one more write per charge (its delivery) and no read for it", async () => {
-    const server = countedServer();
+    const server = await countedServer();
     const sub = await server.call("POST", "/webhook", { target_url: "http://127.0.0.1:9/hooks", event: "*" });
     expect(sub.status).toBe(200);
     const warm = await server.tokenized();
@@ -97,7 +97,7 @@ describe("SQL statements per POST /charge", () => {
   });
 
   test("a charge that fails writes nothing", async () => {
-    const server = countedServer();
+    const server = await countedServer();
     const before = server.db.query("SELECT COUNT(*) AS n FROM transactions").get() as { n: number };
     const res = await server.call("POST", "/charge", { payment_method_id: crypto.randomUUID(), total: 5 });
     expect(res.status).toBe(404);
@@ -107,10 +107,10 @@ describe("SQL statements per POST /charge", () => {
 
 describe("the merchant cache", () => {
   test("a key changed through the merchants service stops working at once; the new one works", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     expect((await ctx.call("GET", "/self")).status).toBe(200); // cached now
     const { merchants } = ctx.deps.services;
-    merchants.updateKeys(ctx.merchantId, { apiKey: "sk_rotated_key", webPaymentsToken: "wpt_rotated_token" });
+    await merchants.updateKeys(ctx.merchantId, { apiKey: "sk_rotated_key", webPaymentsToken: "wpt_rotated_token" });
     expect((await ctx.call("GET", "/self")).status).toBe(401);
     const fresh = await ctx.call("GET", "/self", { auth: "sk_rotated_key" });
     expect(fresh.status).toBe(200);
@@ -121,9 +121,9 @@ describe("the merchant cache", () => {
   });
 
   test("a key already used by another merchant is refused and changes nothing", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await otherMerchant(ctx);
-    expect(() => ctx.deps.services.merchants.updateKeys(ctx.merchantId, { apiKey: other.api_key })).toThrow(
+    await expect(ctx.deps.services.merchants.updateKeys(ctx.merchantId, { apiKey: other.api_key })).rejects.toThrow(
       /already in use/,
     );
     expect((await ctx.call("GET", "/self")).body.id).toBe(ctx.merchantId);
@@ -131,7 +131,7 @@ describe("the merchant cache", () => {
   });
 
   test("settings changed through PUT /_sandbox/merchants/{id}/settings apply to the next request of a cached key", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await otherMerchant(ctx);
     // Warm the cache for the key, then turn AVS zip on: tokenize without a zip must now be refused.
     await tokenize(ctx, { address_zip: "" }, other.web_payments_token);
@@ -143,12 +143,12 @@ describe("the merchant cache", () => {
   });
 
   test("the dashboard shows a changed key, and the default merchant's configured key replaces a cached one at start", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     expect((await ctx.call("GET", "/self")).status).toBe(200);
-    ctx.deps.services.merchants.updateKeys(ctx.merchantId, { apiKey: "sk_from_the_dashboard" });
+    await ctx.deps.services.merchants.updateKeys(ctx.merchantId, { apiKey: "sk_from_the_dashboard" });
     const page = await ctx.app.handle(new Request("http://localhost/dashboard/keys"));
     expect(await page.text()).toContain("sk_from_the_dashboard");
-    ctx.deps.services.merchants.ensureDefault(ctx.token, "sk_configured_again");
+    await ctx.deps.services.merchants.ensureDefault(ctx.token, "sk_configured_again");
     expect((await ctx.call("GET", "/self", { auth: "sk_from_the_dashboard" })).status).toBe(401);
     expect((await ctx.call("GET", "/self", { auth: "sk_configured_again" })).status).toBe(200);
   });
@@ -156,8 +156,9 @@ describe("the merchant cache", () => {
 
 describe("the outbox's webhook cache", () => {
   test("a webhook created, deleted, or reset away is seen by the very next change", async () => {
-    const ctx = setup();
-    const count = () => (ctx.deps.db.query("SELECT COUNT(*) AS n FROM webhook_deliveries").get() as { n: number }).n;
+    const ctx = await setup();
+    const count = () =>
+      (ctx.deps.sqlite.query("SELECT COUNT(*) AS n FROM webhook_deliveries").get() as { n: number }).n;
     await charge(ctx); // the merchant's (empty) webhook list is cached now
     expect(count()).toBe(0);
     const hook = (await ctx.call("POST", "/webhook", { body: { target_url: "https://example.com/h", event: "*" } }))
@@ -177,8 +178,8 @@ describe("the outbox's webhook cache", () => {
 });
 
 describe("the webhook dispatcher", () => {
-  function started(): { ctx: TestContext; dispatcher: WebhookDispatcher } {
-    const ctx = setup();
+  async function started(): Promise<{ ctx: TestContext; dispatcher: WebhookDispatcher }> {
+    const ctx = await setup();
     startWorkers(ctx.deps);
     running.push(ctx);
     const dispatcher = ctx.deps.workers.find((w) => w.name === "webhooks") as WebhookDispatcher;
@@ -186,7 +187,7 @@ describe("the webhook dispatcher", () => {
   }
 
   test("with nothing pending, charges and clock ticks run no due-row scan", async () => {
-    const { ctx, dispatcher } = started();
+    const { ctx, dispatcher } = await started();
     const before = dispatcher.scans;
     for (let i = 0; i < 3; i++) expect((await charge(ctx)).status).toBe(200);
     ctx.deps.clock.tick();
@@ -196,7 +197,7 @@ describe("the webhook dispatcher", () => {
   });
 
   test("a change for a merchant with a webhook wakes it: the delivery is sent, then ticks scan no more", async () => {
-    const { ctx, dispatcher } = started();
+    const { ctx, dispatcher } = await started();
     const r = startReceiver();
     receivers.push(r);
     await ctx.call("POST", "/webhook", { body: { target_url: r.url, event: "create_transaction" } });
@@ -216,13 +217,13 @@ describe("the webhook dispatcher", () => {
   });
 
   test("a retry not yet due costs no scan; once the clock reaches it, it is sent", async () => {
-    const { ctx, dispatcher } = started();
+    const { ctx, dispatcher } = await started();
     const r = startReceiver((_req, n) => (n === 1 ? 500 : 200));
     receivers.push(r);
     await ctx.call("POST", "/webhook", { body: { target_url: r.url, event: "create_transaction" } });
     await charge(ctx);
     await waitFor(
-      () => ctx.deps.db.query("SELECT 1 FROM webhook_deliveries WHERE attempts = 1 AND status = 'pending'").get(),
+      () => ctx.deps.sqlite.query("SELECT 1 FROM webhook_deliveries WHERE attempts = 1 AND status = 'pending'").get(),
       5000,
       "the failed first attempt recorded",
     );

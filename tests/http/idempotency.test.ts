@@ -2,11 +2,12 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { CARD, setup, tokenize, type TestContext } from "../support/app";
 
 let ctx: TestContext;
-beforeEach(() => {
-  ctx = setup();
+beforeEach(async () => {
+  ctx = await setup();
 });
 
-const count = (table: string) => ctx.deps.db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+const count = (table: string) =>
+  ctx.deps.sqlite.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
 
 describe("Idempotency-Key", () => {
   test("the same key and body answer the original response, marked as replayed", async () => {

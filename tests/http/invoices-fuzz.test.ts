@@ -37,7 +37,7 @@ const meta = fc.oneof(
 
 describe("invoice, receipt and outbox routes under random input", () => {
   test("answer 2xx or a 4xx envelope, never a 5xx; refused invoices write nothing", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const customer = pm.customer_id;
     const good = await ctx.call("POST", "/invoice", { body: { customer_id: customer, total: 5 } });
@@ -74,13 +74,13 @@ describe("invoice, receipt and outbox routes under random input", () => {
     );
     await fc.assert(
       fc.asyncProperty(paths, bodies, async (route, body) => {
-        const before = ctx.deps.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM invoices").get()!.n;
+        const before = ctx.deps.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM invoices").get()!.n;
         const res = await ctx.call(route.method, route.path, { body, auth: route.auth });
         expect(res.status).toBeLessThan(500);
         if (res.status >= 400) {
           expect(typeof res.body.message).toBe("string");
           expect(typeof res.body.code).toBe("string");
-          const after = ctx.deps.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM invoices").get()!.n;
+          const after = ctx.deps.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM invoices").get()!.n;
           expect(after).toBe(before);
         }
       }),

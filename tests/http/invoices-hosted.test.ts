@@ -43,7 +43,7 @@ const get = (ctx: TestContext, path: string) => ctx.call("GET", path, { auth: fa
 
 describe("GET /hosted/invoice/{id}", () => {
   test("shows the paid invoice: merchant, customer, items, totals, status and the transaction", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const invoice = await payInvoice(ctx);
     const page = await get(ctx, `/hosted/invoice/${invoice.id}`);
     expect(page.status).toBe(200);
@@ -70,7 +70,7 @@ describe("GET /hosted/invoice/{id}", () => {
   });
 
   test("shows custom fields only with advanced_customization, never the hidden ones", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const invoice = await payInvoice(ctx);
     const before: string = (await get(ctx, `/hosted/invoice/${invoice.id}`)).body;
     expect(before).not.toContain("PO-55");
@@ -83,7 +83,7 @@ describe("GET /hosted/invoice/{id}", () => {
   });
 
   test("a voided payment shows as VOIDED with its void listed under the charge", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const invoice = await payInvoice(ctx);
     const voided = await ctx.call("POST", `/transaction/${invoice.child_transactions[0].id}/void`, { body: {} });
     const body: string = (await get(ctx, `/hosted/invoice/${invoice.id}`)).body;
@@ -94,7 +94,7 @@ describe("GET /hosted/invoice/{id}", () => {
   });
 
   test("an open invoice links to its payment page; an unknown id is an HTML 404", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const invoice = await payInvoice(ctx, { card_number: "4012888888881881" });
     const page: string = (await get(ctx, `/hosted/invoice/${invoice.id}`)).body;
     expect(page).toContain('id="invoice-status">ATTEMPTED<');
@@ -108,7 +108,7 @@ describe("GET /hosted/invoice/{id}", () => {
 
 describe("GET /hosted/pay/{id}", () => {
   test("an ATTEMPTED invoice gets a payjs form that pays this invoice", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const invoice = await payInvoice(ctx, { card_number: "4012888888881881" });
     const page = await get(ctx, `/hosted/pay/${invoice.id}`);
     expect(page.status).toBe(200);
@@ -130,7 +130,7 @@ describe("GET /hosted/pay/{id}", () => {
   });
 
   test("customer text is escaped in form values and cannot close the page script", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const invoice = await payInvoice(
       ctx,
       { card_number: "4012888888881881", firstname: '"><script>alert(1)</script>' },
@@ -142,7 +142,7 @@ describe("GET /hosted/pay/{id}", () => {
   });
 
   test("a paid invoice says so and offers no form", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const invoice = await payInvoice(ctx);
     const body: string = (await get(ctx, `/hosted/pay/${invoice.id}`)).body;
     expect(body).toContain('id="pay-closed"');
@@ -153,7 +153,7 @@ describe("GET /hosted/pay/{id}", () => {
   });
 
   test("the avs settings mark zip and street as required on the form", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const invoice = await payInvoice(ctx, { card_number: "4012888888881881" });
     expect((await get(ctx, `/hosted/pay/${invoice.id}`)).body).not.toContain("ZIP (required)");
     await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {

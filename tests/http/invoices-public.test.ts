@@ -46,7 +46,7 @@ async function payInvoice(ctx: TestContext, invoiceId: string, paymentMethodId: 
 
 describe("POST /webpayment/{token}/invoice", () => {
   test("creates a DRAFT web-payment invoice for the payment method's customer with every record field", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const { pm, res } = await createInvoice(ctx);
     expect(res.status).toBe(200);
     const invoice = res.body;
@@ -73,7 +73,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("keeps a given url and reads the public URL at request time for the default", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const given = await createInvoice(ctx, { url: "https://shop.example/invoices/" });
     expect(given.res.body.url).toBe("https://shop.example/invoices/");
     ctx.deps.publicUrl = "http://127.0.0.1:9999";
@@ -82,7 +82,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("uses a given customer_id of the merchant as the invoice's customer", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const customer = await ctx.call("POST", "/customer", { body: { firstname: "Grace", lastname: "Hopper" } });
     const { res } = await createInvoice(ctx, {
       customer_id: customer.body.id,
@@ -97,7 +97,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("refuses a customer_id of another merchant with a per-field 422", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await otherMerchant(ctx);
     const foreign = await ctx.call("POST", "/customer", { body: { firstname: "X" }, auth: other.api_key });
     const { res } = await createInvoice(ctx, { customer_id: foreign.body.id });
@@ -106,7 +106,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("reports every broken rule per field and writes nothing", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const { res } = await createInvoice(ctx, {
       firstname: "",
       lastname: "x".repeat(51),
@@ -140,7 +140,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("refuses a total of zero or less", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     for (const total of [0, -5, "0.00"]) {
       const { res } = await createInvoice(ctx, { total });
       expect(res.status).toBe(422);
@@ -149,7 +149,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("requires address_zip with avs_zip and address_1 with avs_street, even with a customer_id", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const body = { ...DETAILS, payment_method_id: pm.id, address_zip: undefined, address_1: undefined };
     const path = `/webpayment/${ctx.token}/invoice`;
@@ -173,7 +173,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("avs settings make tokenize require the same fields, so pay() fails before any invoice", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
       body: { avs_zip: true, avs_street: true },
     });
@@ -197,7 +197,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("answers 404 for a payment method of another merchant", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await otherMerchant(ctx);
     const foreign = await tokenize(ctx, {}, other.web_payments_token);
     const res = await ctx.call("POST", `/webpayment/${ctx.token}/invoice`, {
@@ -209,7 +209,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("answers 401 for an unknown token", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("POST", `/webpayment/nope/invoice`, {
       body: { ...DETAILS, payment_method_id: "x" },
       auth: false,
@@ -218,7 +218,7 @@ describe("POST /webpayment/{token}/invoice", () => {
   });
 
   test("replays the same Idempotency-Key without a second invoice, and refuses it for another body", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const path = `/webpayment/${ctx.token}/invoice`;
     const headers = { "idempotency-key": "pay-1" };
@@ -236,7 +236,7 @@ describe("POST /webpayment/{token}/invoice", () => {
 
 describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
   test("charges the full balance and answers the PAID invoice with the charge first", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const { pm, res } = await createInvoice(ctx);
     const paid = await payInvoice(ctx, res.body.id, pm.id);
     expect(paid.status).toBe(200);
@@ -267,7 +267,7 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
   });
 
   test("answers 402 with the ATTEMPTED invoice and the decline message when the card declines", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const { pm, res } = await createInvoice(ctx, {}, { card_number: "4012888888881881" });
     const declined = await payInvoice(ctx, res.body.id, pm.id);
     expect(declined.status).toBe(402);
@@ -285,7 +285,7 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
   });
 
   test("pays an ATTEMPTED invoice with another method, listing the paying charge first", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const { pm, res } = await createInvoice(ctx, {}, { card_number: "4000000000009995" });
     expect((await payInvoice(ctx, res.body.id, pm.id)).status).toBe(402);
     const good = await tokenize(ctx);
@@ -299,7 +299,7 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
   });
 
   test("refuses to pay a PAID invoice again with invalid_state", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const { pm, res } = await createInvoice(ctx);
     await payInvoice(ctx, res.body.id, pm.id);
     const again = await payInvoice(ctx, res.body.id, pm.id);
@@ -309,7 +309,7 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
   });
 
   test("replays a retried pay with the same Idempotency-Key without charging twice", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const { pm, res } = await createInvoice(ctx);
     const headers = { "idempotency-key": "pay-2" };
     const first = await payInvoice(ctx, res.body.id, pm.id, headers);
@@ -327,7 +327,7 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
   });
 
   test("answers 404 for an invoice of another merchant", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await otherMerchant(ctx);
     const { pm, res } = await createInvoice(ctx);
     const foreign = await ctx.call("POST", `/webpayment/${other.web_payments_token}/invoice/${res.body.id}/pay`, {

@@ -1,3 +1,4 @@
+import { sql } from "../../src/storage/database";
 import { describe, expect, test } from "bun:test";
 import { MESSAGES } from "../../packages/rules/messages";
 import { DECLINE_MESSAGES } from "../../src/domain/gateway";
@@ -31,13 +32,13 @@ async function createInvoice(ctx: TestContext, body: Record<string, unknown> = {
 /** Records every event the services emit (names only, in order). */
 function recordEvents(ctx: TestContext): SandboxEvent[] {
   const seen: SandboxEvent[] = [];
-  ctx.deps.events.on((event) => seen.push(event));
+  ctx.deps.events.on((_ex, event) => void seen.push(event));
   return seen;
 }
 
 describe("POST /invoice and GET /invoice/{id}", () => {
   test("creates a DRAFT invoice for a customer with every field of the record", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const c = await customer(ctx);
     const res = await createInvoice(ctx, { customer_id: c.id, due_at: "2030-01-31" });
     expect(res.status).toBe(200);
@@ -71,7 +72,7 @@ describe("POST /invoice and GET /invoice/{id}", () => {
   });
 
   test("reports broken rules per field: unknown customer, total, e-mail, custom fields, due_at", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await otherMerchant(ctx);
     const foreign = await ctx.call("POST", "/customer", { body: { firstname: "X" }, auth: other.api_key });
     const res = await ctx.call("POST", "/invoice", {
@@ -96,7 +97,7 @@ describe("POST /invoice and GET /invoice/{id}", () => {
   });
 
   test("is invisible to other merchants and to the public token", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const other = await otherMerchant(ctx);
     expect((await ctx.call("GET", `/invoice/${inv.id}`, { auth: other.api_key })).status).toBe(404);
@@ -108,7 +109,7 @@ describe("POST /invoice and GET /invoice/{id}", () => {
 
 describe("GET /invoice", () => {
   test("lists newest first in the page envelope, filtered by status and customer", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const a = await customer(ctx);
     const b = await customer(ctx, { firstname: "Bob", email: "bob@example.com" });
     const first = (await createInvoice(ctx, { customer_id: a.id, total: 1 })).body;
@@ -128,7 +129,7 @@ describe("GET /invoice", () => {
 
 describe("POST /invoice/{id}/pay", () => {
   test("charges the balance, answering the PAID invoice; events create_invoice then update_invoice", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const events = recordEvents(ctx);
     const inv = (await createInvoice(ctx)).body;
     const pm = await tokenize(ctx);
@@ -158,7 +159,7 @@ describe("POST /invoice/{id}/pay", () => {
   });
 
   test("a decline answers 402 with the invoice ATTEMPTED; a later good card pays it", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const bad = await tokenize(ctx, { card_number: "5105105105105100" });
     const declined = await ctx.call("POST", `/invoice/${inv.id}/pay`, { body: { payment_method_id: bad.id } });
@@ -180,7 +181,7 @@ describe("POST /invoice/{id}/pay", () => {
   });
 
   test("refuses an unknown payment method (404) and a second payment (422 invalid_state), writing nothing", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const missing = await ctx.call("POST", `/invoice/${inv.id}/pay`, { body: { payment_method_id: "nope" } });
     expect(missing.status).toBe(404);
@@ -196,7 +197,7 @@ describe("POST /invoice/{id}/pay", () => {
 
 describe("DELETE /invoice/{id}", () => {
   test("soft-deletes an unpaid invoice, which stays readable and can no longer be paid", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const events = recordEvents(ctx);
     const deleted = await ctx.call("DELETE", `/invoice/${inv.id}`);
@@ -213,7 +214,7 @@ describe("DELETE /invoice/{id}", () => {
   });
 
   test("refuses to delete a paid invoice, and another merchant's", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const other = await otherMerchant(ctx);
     expect((await ctx.call("DELETE", `/invoice/${inv.id}`, { auth: other.api_key })).status).toBe(404);
@@ -228,7 +229,7 @@ describe("DELETE /invoice/{id}", () => {
 
 describe("the invoice follows its transactions", () => {
   test("POST /charge with invoice_id pays the invoice through the same logic", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const pm = await tokenize(ctx);
     const charge = await ctx.call("POST", "/charge", {
@@ -241,7 +242,7 @@ describe("the invoice follows its transactions", () => {
   });
 
   test("a declined POST /charge with invoice_id marks the invoice ATTEMPTED; a partial one leaves a balance", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const bad = await tokenize(ctx, { card_number: "4000000000000069" });
     const declined = await ctx.call("POST", "/charge", {
@@ -260,7 +261,7 @@ describe("the invoice follows its transactions", () => {
   });
 
   test("a pre_auth pays the invoice only once captured", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const pm = await tokenize(ctx);
     const auth = await ctx.call("POST", "/charge", {
@@ -273,7 +274,7 @@ describe("the invoice follows its transactions", () => {
   });
 
   test("a void of the paying charge makes the invoice VOIDED and emits update_invoice", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const pm = await tokenize(ctx);
     const paid = (await ctx.call("POST", `/invoice/${inv.id}/pay`, { body: { payment_method_id: pm.id } })).body;
@@ -292,7 +293,7 @@ describe("the invoice follows its transactions", () => {
   });
 
   test("refunds after settlement make it PARTIALLY_REFUNDED, then REFUNDED", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const pm = await tokenize(ctx);
     const paid = (await ctx.call("POST", `/invoice/${inv.id}/pay`, { body: { payment_method_id: pm.id } })).body;
@@ -309,25 +310,25 @@ describe("the invoice follows its transactions", () => {
   });
 
   test("the listener also follows a refund row written the way issue 5's refund writes it", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const pm = await tokenize(ctx);
     const paid = (await ctx.call("POST", `/invoice/${inv.id}/pay`, { body: { payment_method_id: pm.id } })).body;
     const { db, services, events, clock } = ctx.deps;
     const chargeId = paid.child_transactions[0].id;
-    db.transaction(() => {
+    await db.transaction(async (tx) => {
       const now = clock.timestamp(ctx.merchantId);
-      db.query(
-        `INSERT INTO transactions (id, merchant_id, parent_id, customer_id, payment_method_id, method, type, success, total_cents, created_at, updated_at)
-         SELECT ?, merchant_id, id, customer_id, payment_method_id, method, 'refund', 1, 1000, ?, ? FROM transactions WHERE id = ?`,
-      ).run(crypto.randomUUID(), now, now, chargeId);
-      db.query("UPDATE transactions SET total_refunded_cents = 1000 WHERE id = ?").run(chargeId);
-      events.emit({
+      await tx.run(
+        sql`INSERT INTO transactions (id, merchant_id, parent_id, customer_id, payment_method_id, method, type, success, total_cents, created_at, updated_at)
+         SELECT ${crypto.randomUUID()}, merchant_id, id, customer_id, payment_method_id, method, 'refund', 1, 1000, ${now}, ${now} FROM transactions WHERE id = ${chargeId}`,
+      );
+      await tx.run(sql`UPDATE transactions SET total_refunded_cents = 1000 WHERE id = ${chargeId}`);
+      await events.emit(tx, {
         merchantId: ctx.merchantId,
         name: "update_transaction",
-        record: services.transactions.recordOf(ctx.merchantId, chargeId),
+        record: await services.transactions.recordOf(tx, ctx.merchantId, chargeId),
       });
-    }).immediate();
+    });
     const read = (await ctx.call("GET", `/invoice/${inv.id}`)).body;
     expect(read).toMatchObject({ status: "PARTIALLY_REFUNDED", total_paid: 90 });
   });
@@ -335,7 +336,7 @@ describe("the invoice follows its transactions", () => {
 
 describe("pay() of an existing invoice (the hosted payment page's invoice_id)", () => {
   test("reuses the open invoice instead of creating one, then pays it", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const pm = await tokenize(ctx, { customer_id: inv.customer_id });
     const step3 = await ctx.call("POST", `/webpayment/${ctx.token}/invoice`, {
@@ -362,7 +363,7 @@ describe("pay() of an existing invoice (the hosted payment page's invoice_id)", 
   });
 
   test("refuses a total other than the balance, and a paid invoice", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const inv = (await createInvoice(ctx)).body;
     const pm = await tokenize(ctx, { customer_id: inv.customer_id });
     const body = {

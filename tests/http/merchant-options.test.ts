@@ -69,7 +69,7 @@ const VALUES = {
 
 describe("custom fields and receipt options as settings", () => {
   test("PUT settings stores them; GET /self shows them in settings and merchant.options, normalised", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const answer = await configure(ctx, { advanced_customization: true, custom_fields: FIELDS, ...RECEIPTS });
     const expected = {
       avs_zip: false,
@@ -98,13 +98,13 @@ describe("custom fields and receipt options as settings", () => {
     const section = readme.slice(readme.indexOf("### Custom fields and receipt options"));
     const json = /-d '(\{[\s\S]*?\})'\n/.exec(section)?.[1];
     expect(json).toBeDefined();
-    const answer = await configure(setup(), JSON.parse(json!));
+    const answer = await configure(await setup(), JSON.parse(json!));
     expect(answer.settings.custom_fields.map((f: { id: string }) => f.id)).toEqual(["po_number", "internal_code"]);
     expect(answer.settings.receipt_cc).toEqual(["books@merchant.example"]);
   });
 
   test("every bad value is named in one 422, and nothing is written", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await configure(ctx, { custom_fields: FIELDS });
     const before = (await ctx.call("GET", "/self")).body.settings;
     const res = await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
@@ -141,7 +141,7 @@ describe("custom fields and receipt options as settings", () => {
   });
 
   test("more than five copies and a repeated address are refused", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const six = Array.from({ length: 6 }, (_, i) => `c${i}@example.com`);
     for (const receipt_cc of [six, ["a@example.com", "A@example.com"]]) {
       const res = await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
@@ -156,7 +156,7 @@ describe("custom fields and receipt options as settings", () => {
 
 describe("what the custom fields change", () => {
   test("POST /invoice without a value for a required field is a 422 naming it; with one it is created", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await configure(ctx, { advanced_customization: true, custom_fields: FIELDS });
     const customer_id = await customer(ctx);
     const missing = await ctx.call("POST", "/invoice", {
@@ -174,7 +174,7 @@ describe("what the custom fields change", () => {
   });
 
   test("without Advanced Customization the merchant's fields do not apply", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await configure(ctx, { advanced_customization: false, custom_fields: FIELDS });
     const customer_id = await customer(ctx);
     const res = await ctx.call("POST", "/invoice", { body: { customer_id, total: 10 } });
@@ -182,7 +182,7 @@ describe("what the custom fields change", () => {
   });
 
   test("the hosted invoice shows visible fields with the invoice's values; invisible ones only on the dashboard", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await configure(ctx, { advanced_customization: true, custom_fields: FIELDS });
     const paid = await pay(ctx, {
       invoice_merchant_custom_fields: [
@@ -209,7 +209,7 @@ describe("what the custom fields change", () => {
   });
 
   test("the receipt e-mail shows the visible fields with their values, never the invisible one", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await configure(ctx, { advanced_customization: true, custom_fields: FIELDS });
     const paid = await pay(ctx, VALUES);
     expect(paid.status).toBe(200);
@@ -226,7 +226,7 @@ describe("what the custom fields change", () => {
 
 describe("what the receipt options change", () => {
   test("the outbox message carries the copies, the reply-to and the footer", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await configure(ctx, RECEIPTS);
     const paid = await pay(ctx, {});
     expect(paid.status).toBe(200);
@@ -250,7 +250,7 @@ describe("what the receipt options change", () => {
   });
 
   test("without options a receipt has no copies and no reply-to (the defaults)", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await pay(ctx, {});
     const email = (await ctx.call("GET", "/_sandbox/emails/latest", { auth: false })).body;
     expect(email.cc).toEqual([]);
@@ -258,7 +258,7 @@ describe("what the receipt options change", () => {
   });
 
   test("receipt_send_declined off: a declined pay() e-mails nobody, an approved one still does", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await configure(ctx, { receipt_send_declined: false });
     const declined = await pay(ctx, {}, { card_number: "4012888888881881" });
     expect(declined.status).toBe(402);
@@ -288,7 +288,7 @@ describe("receipt options through a real SMTP server", () => {
   afterAll(() => smtp.close());
 
   test("the copies get the message (envelope and Cc), replies go to the merchant, the footer is in both parts", async () => {
-    const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
+    const ctx = await setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
     await configure(ctx, { ...RECEIPTS, advanced_customization: true, custom_fields: FIELDS });
     const paid = await pay(ctx, VALUES);
     expect(paid.status).toBe(200);
@@ -309,7 +309,7 @@ describe("receipt options through a real SMTP server", () => {
   });
 
   test("a copy to an address the relay policy does not allow stays in the Cc header but is not relayed to", async () => {
-    const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
+    const ctx = await setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
     await configure(ctx, { receipt_cc: ["books@example.com", "owner@real-company.com"] });
     const paid = await pay(ctx, {});
     expect(paid.status).toBe(200);

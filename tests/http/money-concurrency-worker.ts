@@ -4,12 +4,12 @@
  * Usage: bun money-concurrency-worker.ts <db path> <transaction id> <total> <count>
  */
 import { buildDeps, composeApp } from "../../src/entry/app";
-import { closeDatabase, openDatabase } from "../../src/storage/sqlite/open";
+import { openSqlite } from "../../src/storage/sqlite/database";
 import { memoryLogger } from "../../src/lib/logger";
 
 const [path, id, total, count] = process.argv.slice(2) as [string, string, string, string];
-const db = openDatabase(path);
-const app = composeApp(buildDeps({ db, log: memoryLogger() }));
+const db = openSqlite(path);
+const app = composeApp(await buildDeps({ db, log: memoryLogger() }));
 const statuses = await Promise.all(
   Array.from({ length: Number(count) }, async () => {
     const res = await app.handle(
@@ -22,5 +22,5 @@ const statuses = await Promise.all(
     return res.status;
   }),
 );
-closeDatabase(db);
+await db.close();
 console.log(JSON.stringify(statuses));

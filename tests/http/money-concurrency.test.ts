@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { buildDeps, composeApp } from "../../src/entry/app";
 import { STATE_MESSAGES } from "../../src/services/transactions";
 import { closeDatabase, openDatabase } from "../../src/storage/sqlite/open";
+import { openSqlite } from "../../src/storage/sqlite/database";
 import { SandboxClock } from "../../src/services/clock";
 import { memoryLogger } from "../../src/lib/logger";
 import { CARD, serve, setup, type TestContext } from "../support/app";
@@ -22,7 +23,7 @@ const count = (statuses: number[], status: number) => statuses.filter((s) => s =
 
 describe("concurrent refunds never over-refund", () => {
   test("50 simultaneous refunds of 3.00 on 100.00 through app.handle: exactly 33 succeed", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const sale = await settledSale(ctx);
     const results = await Promise.all(
       Array.from({ length: 50 }, () => ctx.call("POST", `/transaction/${sale.id}/refund`, { body: { total: 3 } })),
@@ -58,7 +59,7 @@ describe("concurrent refunds never over-refund", () => {
   });
 
   test("40 simultaneous refund and void-or-refund requests over real HTTP: the sum never passes the total", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const sale = await settledSale(ctx);
     const server = serve(ctx);
     try {
@@ -90,10 +91,10 @@ describe("concurrent refunds from separate processes on one database file", () =
   test("four processes refunding 5.00 ten times each on 100.00: exactly 20 succeed", async () => {
     dir = mkdtempSync(join(tmpdir(), "paysandbox-refunds-"));
     const path = join(dir, "sandbox.db");
-    const db = openDatabase(path);
+    const db = openSqlite(path);
     // Settle the sale by starting the database's clock a day ahead (the offset is stored).
-    const clock = new SandboxClock(db);
-    const app = composeApp(buildDeps({ db, clock, log: memoryLogger() }));
+    const clock = new SandboxClock(db.raw);
+    const app = composeApp(await buildDeps({ db, clock, log: memoryLogger() }));
     const call = async (path: string, body?: unknown) =>
       (await (
         await app.handle(
@@ -109,7 +110,7 @@ describe("concurrent refunds from separate processes on one database file", () =
     const merchantId = (await call("/_sandbox/clock")).merchant_id;
     clock.advance(merchantId, DAY);
     expect((await call(`/transaction/${sale.id}`)).is_refundable).toBe(true);
-    closeDatabase(db);
+    await db.close();
 
     const worker = join(import.meta.dir, "money-concurrency-worker.ts");
     const processes = Array.from({ length: 4 }, () =>

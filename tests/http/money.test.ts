@@ -5,10 +5,10 @@ import { BANK, charge, otherMerchant, setup, tokenize, type TestContext } from "
 
 let ctx: TestContext;
 let events: SandboxEvent[];
-beforeEach(() => {
-  ctx = setup();
+beforeEach(async () => {
+  ctx = await setup();
   events = [];
-  ctx.deps.events.on((event) => events.push(event));
+  ctx.deps.events.on((_ex, event) => void events.push(event));
 });
 
 const DECLINED_VISA = "4012888888881881";

@@ -21,7 +21,7 @@ let sandbox: ReturnType<typeof serve>;
 let document: any;
 
 beforeAll(async () => {
-  ctx = setup();
+  ctx = await setup();
   sandbox = serve(ctx);
   mkdirSync(GENERATED, { recursive: true });
   const res = await fetch(`${sandbox.url}/openapi/json`);

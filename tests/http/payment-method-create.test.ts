@@ -31,7 +31,7 @@ const sdkCard = (customerId: string) => ({
 
 describe("POST /payment-method", () => {
   test("creates a card payment method for a customer made with POST /customer, which then charges", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const cust = await customer(ctx);
     const res = await ctx.call("POST", "/payment-method", { body: sdkCard(cust.id) });
     expect(res.status).toBe(200);
@@ -53,7 +53,7 @@ describe("POST /payment-method", () => {
   });
 
   test("creates a bank payment method the same way", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const cust = await customer(ctx);
     const { email: _email, ...bank } = BANK;
     const res = await ctx.call("POST", "/payment-method", { body: { ...bank, customer_id: cust.id } });
@@ -62,7 +62,7 @@ describe("POST /payment-method", () => {
   });
 
   test("follows tokenize's rules: 422s per field, test cards only, a customer of this merchant", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const cust = await customer(ctx);
     const notTest = await ctx.call("POST", "/payment-method", {
       body: { ...sdkCard(cust.id), card_number: "4242424242424242" },
@@ -87,12 +87,12 @@ describe("POST /payment-method", () => {
   });
 
   test("the same card gives the same fingerprint as tokenize; the number and CVV are stored nowhere", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const cust = await customer(ctx);
     const created = (await ctx.call("POST", "/payment-method", { body: sdkCard(cust.id) })).body;
     const viaTokenize = await tokenize(ctx, { card_number: AMEX, card_cvv: AMEX_CVV });
     expect(created.fingerprint).toBe(viaTokenize.fingerprint);
-    const { db } = ctx.deps;
+    const db = ctx.deps.sqlite;
     const tables = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all();
     for (const { name } of tables) {
       const dump = JSON.stringify(db.query(`SELECT * FROM "${name}"`).all());
@@ -104,7 +104,7 @@ describe("POST /payment-method", () => {
   });
 
   test("honours an Idempotency-Key like the other write routes", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const cust = await customer(ctx);
     const headers = { "idempotency-key": "pm-1" };
     const first = await ctx.call("POST", "/payment-method", { body: sdkCard(cust.id), headers });
@@ -127,7 +127,7 @@ describe("POST /payment-method", () => {
   });
 
   test("needs the merchant key: 401 without, 403 with the public token; another merchant's customer is a 422", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const cust = await customer(ctx);
     expect((await ctx.call("POST", "/payment-method", { body: sdkCard(cust.id), auth: false })).status).toBe(401);
     expect((await ctx.call("POST", "/payment-method", { body: sdkCard(cust.id), auth: ctx.token })).status).toBe(403);

@@ -47,7 +47,7 @@ const emailCount = async (ctx: TestContext) => (await ctx.call("GET", "/_sandbox
 
 describe("receipt e-mails of pay()", () => {
   test("a successful pay() e-mails one receipt with totals, method, items and the hosted invoice link", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const paid = await pay(ctx);
     expect(paid.status).toBe(200);
     const invoice = paid.body;
@@ -85,9 +85,9 @@ describe("receipt e-mails of pay()", () => {
   });
 
   test("the charge of a pay() that e-mails a receipt has receipt_email_at, in the answer, on GET and in its webhook", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const created: any[] = [];
-    ctx.deps.events.on((e) => void (e.name === "create_transaction" && created.push(e.record)));
+    ctx.deps.events.on((_ex, e) => void (e.name === "create_transaction" && created.push(e.record)));
     const paid = await pay(ctx);
     const charge = paid.body.child_transactions[0];
     const email = await latest(ctx);
@@ -104,7 +104,7 @@ describe("receipt e-mails of pay()", () => {
   });
 
   test("a declined pay() e-mails the decline message and the hosted payment page link", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const declined = await pay(ctx, {}, { card_number: "4000000000009995" });
     expect(declined.status).toBe(402);
     const email = await latest(ctx);
@@ -119,14 +119,14 @@ describe("receipt e-mails of pay()", () => {
   });
 
   test("the invoice link is the invoice's url plus its id", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const paid = await pay(ctx, { url: "https://shop.example/i/" });
     const email = await latest(ctx);
     expect(email.text).toContain(`https://shop.example/i/${paid.body.id}`);
   });
 
   test("a url that is not a web address never becomes a link: the sandbox's hosted invoice is used", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const paid = await pay(ctx, { url: "javascript:alert(1)//" });
     expect(paid.body.url).toBe("javascript:alert(1)//");
     const email = await latest(ctx);
@@ -137,7 +137,7 @@ describe("receipt e-mails of pay()", () => {
   });
 
   test("send_receipt false sends nothing, and a replayed pay sends no second receipt", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await pay(ctx, { send_receipt: false });
     expect(await emailCount(ctx)).toBe(0);
     const pm = await tokenize(ctx);
@@ -153,7 +153,7 @@ describe("receipt e-mails of pay()", () => {
   });
 
   test("everything the integrator supplied is HTML-escaped in the e-mail", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, { body: { advanced_customization: true } });
     await pay(ctx, {
       firstname: "<b>Ada</b>",
@@ -178,7 +178,7 @@ describe("receipt e-mails of pay()", () => {
   });
 
   test("custom fields show only with advanced_customization, and only the visible ones", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const fields = [
       { id: "po", name: "PO number", value: "PO-77", type: "text", visible: true },
       { id: "dept", name: "Department", value: "Engines", type: "text" },
@@ -219,7 +219,7 @@ describe("relaying receipts through --smtp", () => {
   afterAll(() => smtp.close());
 
   test("a real SMTP server receives the receipt with its totals, line items and link", async () => {
-    const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
+    const ctx = await setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
     const paid = await pay(ctx);
     expect(paid.status).toBe(200);
     await ctx.deps.mailer.idle();
@@ -245,12 +245,12 @@ describe("relaying receipts through --smtp", () => {
   });
 
   test("a message left pending by a stopped process is relayed when the mailer starts again", async () => {
-    const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
+    const ctx = await setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
     await pay(ctx, { email: "resume@example.com" });
     await ctx.deps.mailer.idle();
     const email = await latest(ctx);
     // As if the process had stopped between storing the message and relaying it.
-    ctx.deps.db.query("UPDATE emails SET relay_status = 'pending', relayed_at = NULL WHERE id = ?").run(email.id);
+    ctx.deps.sqlite.query("UPDATE emails SET relay_status = 'pending', relayed_at = NULL WHERE id = ?").run(email.id);
     const before = received.filter((r) => r.envelopeTo[0] === "resume@example.com").length;
     const worker = ctx.deps.workers.find((w) => w.name === "mailer")!;
     worker.start();
@@ -264,7 +264,7 @@ describe("relaying receipts through --smtp", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${deadPort}` } });
+    const ctx = await setup({ config: { smtpUrl: `smtp://127.0.0.1:${deadPort}` } });
     const paid = await pay(ctx);
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe("PAID");
@@ -285,7 +285,7 @@ describe("a relay that accepts connections but never answers", () => {
     const silent = createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
-      const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}` } });
+      const ctx = await setup({ config: { smtpUrl: `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}` } });
       const paid = await pay(ctx);
       expect(paid.status).toBe(200);
       expect((await latest(ctx)).relay_status).toBe("pending");
@@ -315,7 +315,7 @@ describe("the --smtp option", () => {
 
 describe("the e-mail outbox API", () => {
   test("lists newest first in the page envelope, filters by recipient, and serves JSON, .html and .eml", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await pay(ctx, { email: "first@example.com" });
     await pay(ctx, { email: "second@example.com" });
     const list = await ctx.call("GET", "/_sandbox/emails?per_page=1", { auth: false });
@@ -343,7 +343,7 @@ describe("the e-mail outbox API", () => {
   });
 
   test("lists and latest act on the merchant of the API key sent", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await pay(ctx);
     const other = await otherMerchant(ctx);
     const theirs = await ctx.call("GET", "/_sandbox/emails", { auth: other.api_key });
@@ -353,7 +353,7 @@ describe("the e-mail outbox API", () => {
   });
 
   test("a message id is 404 to another merchant's key, and opens as is without a key", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await pay(ctx);
     const other = await otherMerchant(ctx);
     const { id } = (await ctx.call("GET", "/_sandbox/emails/latest", { auth: ctx.apiKey })).body;
@@ -365,7 +365,7 @@ describe("the e-mail outbox API", () => {
   });
 
   test("card numbers and CVVs never reach an e-mail", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await pay(ctx);
     const eml = await ctx.call("GET", "/_sandbox/emails/latest.eml", { auth: false });
     expect(eml.body).not.toContain("4111111111111111");
@@ -375,7 +375,7 @@ describe("the e-mail outbox API", () => {
 
 describe("POST /transaction/{id}/receipt-email and /receipt-sms", () => {
   test("e-mails a receipt to the customer by default and sets receipt_email_at", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const charge = await ctx.call("POST", "/charge", {
       body: { payment_method_id: pm.id, total: 12.34, meta: { reference: "R-9", memo: "Direct" } },
@@ -396,7 +396,7 @@ describe("POST /transaction/{id}/receipt-email and /receipt-sms", () => {
   });
 
   test("e-mails a given address, and refuses an invalid one with a per-field 422", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const paid = await pay(ctx);
     const txn = paid.body.child_transactions[0];
     const sent = await ctx.call("POST", `/transaction/${txn.id}/receipt-email`, {
@@ -412,7 +412,7 @@ describe("POST /transaction/{id}/receipt-email and /receipt-sms", () => {
   });
 
   test("refuses when there is no address at all, and answers 404 for another merchant's transaction", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx, { email: undefined });
     const charge = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 5 } });
     const none = await ctx.call("POST", `/transaction/${charge.body.id}/receipt-email`);
@@ -428,7 +428,7 @@ describe("POST /transaction/{id}/receipt-email and /receipt-sms", () => {
   });
 
   test("texts a receipt to the SMS outbox and sets receipt_sms_at", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const charge = await ctx.call("POST", "/charge", {
       body: { payment_method_id: pm.id, total: 8, meta: { reference: "S-1" } },

@@ -67,7 +67,7 @@ const SCHEMAS: Record<string, TObject> = {
 /** One of each record, from the API, after a pay(), a tokenize and a deposit. */
 const answers: Record<string, Record<string, unknown>> = {};
 beforeAll(async () => {
-  const ctx = setup();
+  const ctx = await setup();
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await ctx.call(method, path, { body });
     expect(res.status).toBe(200);

@@ -10,7 +10,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 describe("GET /self", () => {
   test("answers { user, merchant } in the real service's shape beside the sandbox's own fields", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("GET", "/self");
     expect(res.status).toBe(200);
     const self = res.body;
@@ -62,7 +62,7 @@ describe("GET /self", () => {
   });
 
   test("each merchant has its own stable user and mid; settings show in merchant.options", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const first = (await ctx.call("GET", "/self")).body;
     expect((await ctx.call("GET", "/self")).body.user.id).toBe(first.user.id);
     const other = await otherMerchant(ctx);
@@ -76,7 +76,7 @@ describe("GET /self", () => {
   });
 
   test("the merchant's e-mail is the user's and the contact's", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await ctx.call("POST", "/_sandbox/merchants", {
       body: { name: "Shop", email: "owner@shop.example" },
       auth: false,

@@ -5,7 +5,7 @@ import { date, HOUR, startWeek, ts, type Week } from "../support/settlement";
 let ctx: TestContext;
 let week: Week;
 beforeEach(async () => {
-  ctx = setup();
+  ctx = await setup();
   week = await startWeek(ctx);
 });
 

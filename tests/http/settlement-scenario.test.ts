@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDeps, composeApp } from "../../src/entry/app";
 import { STATE_MESSAGES } from "../../src/services/transactions";
-import { closeDatabase, openDatabase } from "../../src/storage/sqlite/open";
+import { openSqlite } from "../../src/storage/sqlite/database";
 import { SandboxClock } from "../../src/services/clock";
 import { memoryLogger } from "../../src/lib/logger";
 import { CARD, BANK, setup } from "../support/app";
@@ -15,7 +15,7 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 describe("a week of money movement", () => {
   test("cards and bank charged, two midnights and ACH settlement crossed, a partial refund and voids: deposits reconcile to the cent", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const { midnight, goTo, pay, get } = await startWeek(ctx);
     const post = (id: string, action: string, body?: unknown) =>
       ctx.call("POST", `/transaction/${id}/${action}`, { body });
@@ -119,9 +119,9 @@ describe("catching up after a restart", () => {
     dir = mkdtempSync(join(tmpdir(), "paysandbox-settlement-"));
     const path = join(dir, "sandbox.db");
     const monday = nextMondayNoon(Date.now());
-    const boot = (now: number) => {
-      const db = openDatabase(path);
-      const deps = buildDeps({ db, clock: new SandboxClock(db, () => now), log: memoryLogger() });
+    const boot = async (now: number) => {
+      const db = openSqlite(path);
+      const deps = await buildDeps({ db, clock: new SandboxClock(db.raw, () => now), log: memoryLogger() });
       return { db, deps, app: composeApp(deps) };
     };
     const call = async (app: ReturnType<typeof composeApp>, path: string, body?: unknown, key = "sandbox_api_key") => {
@@ -136,18 +136,18 @@ describe("catching up after a restart", () => {
     };
 
     // Monday: a card sale and a bank debit, then the server stops.
-    const first = boot(monday);
-    const token = first.deps.services.merchants.getDefault().web_payments_token;
+    const first = await boot(monday);
+    const token = (await first.deps.services.merchants.getDefault()).web_payments_token;
     const card = await call(first.app, `/webpayment/${token}/tokenize`, CARD);
     const bank = await call(first.app, `/webpayment/${token}/tokenize`, BANK);
     const sale = await call(first.app, "/charge", { payment_method_id: card.id, total: 10 });
     const debit = await call(first.app, "/charge", { payment_method_id: bank.id, total: 20 });
     expect(sale.settled_at).toBeNull();
-    closeDatabase(first.db);
+    await first.db.close();
 
     // Friday: the server starts again; the clock worker's first tick catches up.
     const midnight = (days: number) => monday - 12 * HOUR + days * DAY;
-    const second = boot(monday + 4 * DAY);
+    const second = await boot(monday + 4 * DAY);
     const worker = second.deps.workers.find((w) => w.name === "clock")!;
     worker.start();
     await worker.stop();
@@ -160,7 +160,7 @@ describe("catching up after a restart", () => {
         ["card", ts(midnight(2))],
       ]);
     } finally {
-      closeDatabase(second.db);
+      await second.db.close();
     }
   });
 });

@@ -16,9 +16,9 @@ let pay: Week["pay"];
 let get: Week["get"];
 
 beforeEach(async () => {
-  ctx = setup();
+  ctx = await setup();
   events = [];
-  ctx.deps.events.on((event) => events.push(event));
+  ctx.deps.events.on((_ex, event) => void events.push(event));
   week = await startWeek(ctx);
   ({ monday, midnight, advance, goTo, pay, get } = week);
 });
@@ -292,13 +292,13 @@ describe("settlement events and time order", () => {
 
   test("jobs run on real time while the server is up, through the clock worker", async () => {
     const { SandboxClock } = await import("../../src/services/clock");
-    const { openDatabase } = await import("../../src/storage/sqlite/open");
+    const { openSqlite } = await import("../../src/storage/sqlite/database");
     const { buildDeps, composeApp } = await import("../../src/entry/app");
     let fakeNow = monday;
-    const db = openDatabase(":memory:");
-    const deps = buildDeps({ db, clock: new SandboxClock(db, () => fakeNow), log: ctx.log });
+    const db = openSqlite(":memory:");
+    const deps = await buildDeps({ db, clock: new SandboxClock(db.raw, () => fakeNow), log: ctx.log });
     const app = composeApp(deps);
-    const merchant = deps.services.merchants.getDefault();
+    const merchant = await deps.services.merchants.getDefault();
     const call = (method: string, path: string, body?: unknown, auth = merchant.api_key) =>
       app
         .handle(

@@ -3,8 +3,8 @@ import { MESSAGES } from "../../packages/rules/messages";
 import { BANK, CARD, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
 
 let ctx: TestContext;
-beforeEach(() => {
-  ctx = setup();
+beforeEach(async () => {
+  ctx = await setup();
 });
 
 const tokenizeRaw = (body: Record<string, unknown>, token = ctx.token) =>
@@ -39,7 +39,7 @@ describe("POST /webpayment/{token}/tokenize", () => {
     });
     expect(pm.customer_id).toBe(pm.customer.id);
     expect(JSON.stringify(pm)).not.toContain("4111111111111111");
-    const stored = ctx.deps.db.query("SELECT * FROM payment_methods").all();
+    const stored = ctx.deps.sqlite.query("SELECT * FROM payment_methods").all();
     expect(JSON.stringify(stored)).not.toContain("4111111111111111");
     expect(JSON.stringify(stored)).not.toContain('"123"');
   });
@@ -149,11 +149,11 @@ describe("POST /webpayment/{token}/tokenize", () => {
     });
     test("address_zip is required when the merchant checks the zip (avs_zip)", async () => {
       await tokenize(ctx, { address_zip: undefined });
-      ctx.deps.services.merchants.updateSettings(ctx.merchantId, { avs_zip: true });
+      await ctx.deps.services.merchants.updateSettings(ctx.merchantId, { avs_zip: true });
       await expectFieldError("address_zip", { address_zip: undefined });
     });
     test("address_1 is required when the merchant checks the street (avs_street)", async () => {
-      ctx.deps.services.merchants.updateSettings(ctx.merchantId, { avs_street: true });
+      await ctx.deps.services.merchants.updateSettings(ctx.merchantId, { avs_street: true });
       await expectFieldError("address_1", { address_1: undefined });
     });
     test("the card number is required, digits, a valid number, and a test card", async () => {
@@ -204,7 +204,7 @@ describe("POST /webpayment/{token}/tokenize", () => {
 
   test("a refused tokenize writes nothing", async () => {
     await tokenizeRaw({ ...CARD, card_number: "4242424242424242" });
-    const counts = ctx.deps.db
+    const counts = ctx.deps.sqlite
       .query<{ c: number; p: number }, []>(
         "SELECT (SELECT COUNT(*) FROM customers) AS c, (SELECT COUNT(*) FROM payment_methods) AS p",
       )

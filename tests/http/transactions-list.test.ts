@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { BANK, charge, setup, tokenize, waitFor, type TestContext } from "../support/app";
 
 let ctx: TestContext;
-beforeEach(() => {
-  ctx = setup();
+beforeEach(async () => {
+  ctx = await setup();
 });
 
 const list = async (query = "") => (await ctx.call("GET", `/transaction${query}`)).body;
@@ -155,7 +155,7 @@ describe("the error envelope", () => {
   });
 
   test("with --log-requests, lines show method, path, status and time, never a query string or body", async () => {
-    ctx = setup({ config: { logRequests: true } });
+    ctx = await setup({ config: { logRequests: true } });
     await tokenize(ctx);
     await ctx.call("GET", "/transaction?keywords=secret-query");
     // Lines are written after the response is sent.

@@ -19,8 +19,8 @@ afterEach(async () => {
   for (const receiver of receivers.splice(0)) await receiver.stop();
 });
 
-function start(): TestContext {
-  ctx = setup();
+async function start(): Promise<TestContext> {
+  ctx = await setup();
   startWorkers(ctx.deps);
   return ctx;
 }
@@ -39,7 +39,7 @@ async function subscribe(c: TestContext, target_url: string, event = "*") {
 
 describe("managing a webhook endpoint", () => {
   test("PUT /webhook/{id} changes the URL and event; a bad URL is a 422 naming the field and changes nothing", async () => {
-    const c = setup();
+    const c = await setup();
     const hook = await subscribe(c, "https://example.com/a", "create_transaction");
     const edited = await c.call("PUT", `/webhook/${hook.id}`, {
       body: { target_url: "https://example.com/b", event: "update_transaction" },
@@ -56,7 +56,7 @@ describe("managing a webhook endpoint", () => {
   });
 
   test("a disabled webhook receives nothing new; enabled again, it receives the next event", async () => {
-    const c = start();
+    const c = await start();
     const r = receiver();
     const hook = await subscribe(c, r.url, "create_transaction");
     const off = await c.call("PUT", `/webhook/${hook.id}`, { body: { disabled: true } });
@@ -75,7 +75,7 @@ describe("managing a webhook endpoint", () => {
   });
 
   test("a test event is signed like every other and its attempt logs the request and response headers", async () => {
-    const c = start();
+    const c = await start();
     const r = receiver();
     const hook = await subscribe(c, r.url, "create_invoice");
     const sent = await c.call("POST", `/webhook/${hook.id}/test`);
@@ -100,7 +100,7 @@ describe("managing a webhook endpoint", () => {
 
 describe("attempt timestamps and the sandbox clock", () => {
   test("a retry the clock advance jumps over is stamped when it fell due, not a day later", async () => {
-    const c = start();
+    const c = await start();
     // The first attempt fails; the retry falls due 10 s later, and a one-day advance jumps over it.
     const r = receiver((_, n) => (n === 1 ? 500 : 200));
     await subscribe(c, r.url, "create_customer");
@@ -128,7 +128,7 @@ describe("attempt timestamps and the sandbox clock", () => {
 
 describe("regenerating a merchant's keys", () => {
   test("the old API key and token stop working at once and the new ones work", async () => {
-    const c = setup();
+    const c = await setup();
     const other = (await c.call("POST", "/_sandbox/merchants", { body: { name: "Rotating" }, auth: false })).body;
     expect((await c.call("GET", "/self", { auth: other.api_key })).status).toBe(200);
     const res = await c.call("POST", `/_sandbox/merchants/${other.id}/regenerate-keys`, { body: {}, auth: false });

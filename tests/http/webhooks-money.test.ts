@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 async function start(): Promise<{ c: TestContext; r: Receiver; secret: string }> {
-  const c = (ctx = setup());
+  const c = (ctx = await setup());
   const r = (receiver = startReceiver());
   startWorkers(c.deps);
   expect((await c.call("POST", "/webhook", { body: { target_url: r.url, event: "*" } })).status).toBe(200);

@@ -48,7 +48,7 @@ describe("the README's webhook signature check", () => {
 
   test("pasted as is, it accepts real deliveries and refuses them with another secret or body", async () => {
     const verify = await importSnippet();
-    const ctx = setup();
+    const ctx = await setup();
     const receiver = startReceiver();
     startWorkers(ctx.deps);
     try {
@@ -100,7 +100,7 @@ describe("the README's webhook signature check", () => {
 
   test("a captured body replayed under a fresh delivery id, or as another event, no longer verifies", async () => {
     const verify = await importSnippet();
-    const ctx = setup();
+    const ctx = await setup();
     const receiver = startReceiver();
     startWorkers(ctx.deps);
     try {

@@ -14,8 +14,8 @@ afterEach(async () => {
   for (const receiver of receivers.splice(0)) await receiver.stop();
 });
 
-function start(config: { webhookTimeoutMs?: number } = {}): TestContext {
-  ctx = setup({ config });
+async function start(config: { webhookTimeoutMs?: number } = {}): Promise<TestContext> {
+  ctx = await setup({ config });
   startWorkers(ctx.deps);
   return ctx;
 }
@@ -54,7 +54,7 @@ const advance = (c: TestContext, ms: number, merchantId = c.merchantId) => c.dep
 
 describe("webhook subscriptions", () => {
   test("a merchant subscribes a URL to an event, lists it in the page envelope, reads it and deletes it softly", async () => {
-    const c = setup();
+    const c = await setup();
     const created = await subscribe(c, "https://example.com/hooks", "create_transaction");
     expect(created).toMatchObject({ target_url: "https://example.com/hooks", event: "create_transaction" });
     expect(created.deleted_at).toBeNull();
@@ -76,7 +76,7 @@ describe("webhook subscriptions", () => {
   });
 
   test("an unknown event, a non-http URL, missing fields and a duplicate subscription are refused with 422", async () => {
-    const c = setup();
+    const c = await setup();
     const badEvent = await c.call("POST", "/webhook", {
       body: { target_url: "https://example.com/h", event: "charge" },
     });
@@ -102,7 +102,7 @@ describe("webhook subscriptions", () => {
   });
 
   test("webhooks need the API key and are invisible to other merchants", async () => {
-    const c = setup();
+    const c = await setup();
     const hook = await subscribe(c, "https://example.com/h");
     expect(
       (await c.call("POST", "/webhook", { body: { target_url: "https://x.test", event: "*" }, auth: false })).status,
@@ -125,7 +125,7 @@ describe("webhook subscriptions", () => {
 
 describe("the webhook outbox", () => {
   test("a change writes its delivery in the same transaction, with the record as the API returned it", async () => {
-    const c = setup(); // no dispatcher running: the row waits in the outbox
+    const c = await setup(); // no dispatcher running: the row waits in the outbox
     const hook = await subscribe(c, "http://127.0.0.1:9/hooks");
     const customer = await createCustomer(c);
     const rows = await deliveries(c, hook.id);
@@ -144,21 +144,25 @@ describe("the webhook outbox", () => {
   });
 
   test("a change that fails or rolls back leaves no delivery behind", async () => {
-    const c = setup();
+    const c = await setup();
     const hook = await subscribe(c, "http://127.0.0.1:9/hooks");
     const refused = await c.call("POST", "/customer", { body: { email: "not-an-email" } });
     expect(refused.status).toBe(422);
-    expect(() =>
-      c.deps.db.transaction(() => {
-        c.deps.events.emit({ merchantId: c.merchantId, name: "create_customer", record: { id: "rolled-back" } });
+    await expect(
+      c.deps.db.transaction(async (tx) => {
+        await c.deps.events.emit(tx, {
+          merchantId: c.merchantId,
+          name: "create_customer",
+          record: { id: "rolled-back" },
+        });
         throw new Error("the change failed after emitting");
-      })(),
-    ).toThrow("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
     expect(await deliveries(c, hook.id)).toEqual([]);
   });
 
   test("the record is frozen when the event happens: later changes do not alter a queued body", async () => {
-    const c = setup();
+    const c = await setup();
     const hook = await subscribe(c, "http://127.0.0.1:9/hooks", "create_customer");
     const customer = await createCustomer(c, { notes: "first" });
     expect((await c.call("PUT", `/customer/${customer.id}`, { body: { notes: "second" } })).status).toBe(200);
@@ -167,7 +171,7 @@ describe("the webhook outbox", () => {
   });
 
   test("a webhook gets only the event it subscribed to; * gets every event", async () => {
-    const c = setup();
+    const c = await setup();
     const onlyCustomers = await subscribe(c, "http://127.0.0.1:9/a", "create_customer");
     const everything = await subscribe(c, "http://127.0.0.1:9/b", "*");
     const paid = await charge(c, 12.5);
@@ -181,7 +185,7 @@ describe("the webhook outbox", () => {
 
 describe("webhook delivery to a real receiver", () => {
   test("a receiver gets each event once, signed with the merchant's webhook_secret, with the documented headers", async () => {
-    const c = start();
+    const c = await start();
     const r = receiver();
     const hook = await subscribe(c, r.url);
     const paid = await charge(c, 10.25);
@@ -219,7 +223,7 @@ describe("webhook delivery to a real receiver", () => {
   });
 
   test("a record's events reach the receiver in order even when an earlier one needs a retry", async () => {
-    const c = start();
+    const c = await start();
     // The first request (create of customer A) fails; everything else succeeds.
     const r = receiver((_req, n) => (n === 1 ? 500 : 200));
     const hook = await subscribe(c, r.url, "*");
@@ -251,7 +255,7 @@ describe("webhook delivery to a real receiver", () => {
   });
 
   test("a receiver that fails twice then succeeds gets exactly one successful delivery after three attempts", async () => {
-    const c = start();
+    const c = await start();
     const r = receiver((_req, n) => (n <= 2 ? 503 : 200));
     const hook = await subscribe(c, r.url, "create_customer");
     await createCustomer(c);
@@ -282,7 +286,7 @@ describe("webhook delivery to a real receiver", () => {
   });
 
   test("a retry is not sent before its backoff has passed on the merchant's sandbox clock", async () => {
-    const c = start();
+    const c = await start();
     const r = receiver(() => 500);
     const hook = await subscribe(c, r.url, "create_customer");
     await createCustomer(c);
@@ -299,7 +303,7 @@ describe("webhook delivery to a real receiver", () => {
   });
 
   test("a receiver that never answers is given up after 5 attempts and shows as failed", async () => {
-    const c = start({ webhookTimeoutMs: 300 });
+    const c = await start({ webhookTimeoutMs: 300 });
     const r = receiver(() => "hang");
     const hook = await subscribe(c, r.url, "create_customer");
     await createCustomer(c);
@@ -325,7 +329,7 @@ describe("webhook delivery to a real receiver", () => {
   });
 
   test("a receiver that is down or redirects counts as a failed attempt with the reason logged", async () => {
-    const c = start();
+    const c = await start();
     const down = startReceiver();
     const downUrl = down.url;
     await down.stop();
@@ -354,7 +358,7 @@ describe("webhook delivery to a real receiver", () => {
   });
 
   test("a deleted webhook stops receiving, and its pending deliveries are cancelled", async () => {
-    const c = start();
+    const c = await start();
     const gone = receiver(() => 500);
     const kept = receiver();
     const deletedHook = await subscribe(c, gone.url, "*");
@@ -380,7 +384,7 @@ describe("webhook delivery to a real receiver", () => {
 
 describe("webhook delivery under load", () => {
   test("one merchant's stalled receiver holds at most 8 requests and does not hold up another merchant", async () => {
-    const c = start({ webhookTimeoutMs: 8000 });
+    const c = await start({ webhookTimeoutMs: 8000 });
     const stalled = receiver(() => "hang");
     const healthy = receiver();
     await subscribe(c, stalled.url, "create_customer");
@@ -388,7 +392,7 @@ describe("webhook delivery under load", () => {
     await subscribe(c, healthy.url, "create_customer", other.api_key);
     for (let i = 0; i < 12; i++) await createCustomer(c, { email: `busy${i}@example.com` });
     await waitFor(() => stalled.received.length === 8, 5000, "eight requests at the stalled receiver");
-    const out = c.deps.db
+    const out = c.deps.sqlite
       .query<{ n: number }, [string]>(
         "SELECT COUNT(*) AS n FROM webhook_attempts WHERE merchant_id = ? AND finished = 0",
       )
@@ -403,7 +407,7 @@ describe("webhook delivery under load", () => {
 
 describe("the sandbox delivery log and redelivery", () => {
   test("/_sandbox/webhook-deliveries lists the acting merchant's deliveries with filters, and no one else's", async () => {
-    const c = setup();
+    const c = await setup();
     const hook = await subscribe(c, "http://127.0.0.1:9/h", "*");
     await charge(c, 5);
     const all = await c.call("GET", "/_sandbox/webhook-deliveries", { auth: false });
@@ -429,7 +433,7 @@ describe("the sandbox delivery log and redelivery", () => {
   });
 
   test("/_sandbox/reset removes the acting merchant's webhooks and deliveries, and only theirs", async () => {
-    const c = setup();
+    const c = await setup();
     const other = await otherMerchant(c);
     await subscribe(c, "http://127.0.0.1:9/mine");
     const theirs = await subscribe(c, "http://127.0.0.1:9/theirs", "*", other.api_key);
@@ -447,7 +451,7 @@ describe("the sandbox delivery log and redelivery", () => {
   });
 
   test("redeliver sends the same body again as a new, signed delivery", async () => {
-    const c = start();
+    const c = await start();
     const r = receiver();
     const other = await otherMerchant(c);
     const hook = await subscribe(c, r.url, "create_customer", other.api_key);

@@ -10,8 +10,8 @@ const ROOT = join(import.meta.dir, "..", "..");
 let ctx: TestContext;
 let sandbox: ReturnType<typeof serve>;
 
-beforeAll(() => {
-  ctx = setup();
+beforeAll(async () => {
+  ctx = await setup();
   sandbox = serve(ctx);
 });
 

@@ -50,7 +50,7 @@ async function runNode(file: string) {
 }
 
 beforeAll(async () => {
-  ctx = setup();
+  ctx = await setup();
   sandbox = serve(ctx);
   workDir = mkdtempSync(join(tmpdir(), "paysandbox-mobile-package-"));
   // npm pack runs the package's prepack script: the build.

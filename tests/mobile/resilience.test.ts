@@ -13,8 +13,8 @@ let ctx: TestContext;
 let sandbox: ReturnType<typeof serve>;
 const proxies: Proxy[] = [];
 
-beforeAll(() => {
-  ctx = setup();
+beforeAll(async () => {
+  ctx = await setup();
   sandbox = serve(ctx);
 });
 

@@ -19,7 +19,7 @@ let bundle: string;
 let workDir: string;
 
 beforeAll(async () => {
-  ctx = setup();
+  ctx = await setup();
   sandbox = serve(ctx);
   const built = await Bun.build({ entrypoints: [ENTRY], target: "browser", format: "esm" });
   if (!built.success) throw new Error(built.logs.map(String).join("\n"));

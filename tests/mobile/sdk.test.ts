@@ -28,8 +28,8 @@ let api: PaymentApi;
 let recorder: Proxy;
 let recorded: PaymentApi;
 
-beforeAll(() => {
-  ctx = setup();
+beforeAll(async () => {
+  ctx = await setup();
   sandbox = serve(ctx);
   api = new PaymentApi({
     configuration: new PaymentConfiguration({ webPaymentsToken: ctx.token, baseUrl: sandbox.url }),

@@ -23,8 +23,8 @@ let sandbox: ReturnType<typeof serve>;
 let recorder: Proxy;
 let api: PaymentApi;
 
-beforeAll(() => {
-  ctx = setup();
+beforeAll(async () => {
+  ctx = await setup();
   sandbox = serve(ctx);
   recorder = proxy(sandbox.url);
   api = new PaymentApi({

@@ -34,8 +34,8 @@ let ctx: TestContext;
 let sandbox: ReturnType<typeof serve>;
 let recorder: Proxy;
 
-beforeAll(() => {
-  ctx = setup();
+beforeAll(async () => {
+  ctx = await setup();
   sandbox = serve(ctx);
   recorder = proxy(sandbox.url);
 });

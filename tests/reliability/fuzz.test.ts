@@ -33,14 +33,14 @@ describe("fuzzing every route", () => {
   }, 60_000);
 
   test("the fuzzer catches what it looks for: a 500, a bare error answer, and a rejected request that wrote a row", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     ctx.app
       .get("/fuzz-probe/crash/:id", () => {
         throw new Error("a deliberate bug");
       })
       .get("/fuzz-probe/bare", () => new Response("nope", { status: 418 }))
       .post("/fuzz-probe/write", ({ deps }) => {
-        deps.db.run("INSERT INTO sandbox_settings (name, value) VALUES (?, 'x')", [crypto.randomUUID()]);
+        deps.sqlite.run("INSERT INTO sandbox_settings (name, value) VALUES (?, 'x')", [crypto.randomUUID()]);
         throw new ApiError("validation_error", "Refused after writing.");
       });
     const report = await fuzz({ seed: SEED, runs: 530, context: ctx });
@@ -53,7 +53,7 @@ describe("fuzzing every route", () => {
 
 describe("what the fuzzer found, fixed at the root", () => {
   test(`a JSON body nested deeper than ${MAX_JSON_DEPTH} levels is a 422, not a stack overflow (it was a 500 with an Idempotency-Key)`, async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const depth = 100_000;
     const meta = '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
@@ -66,7 +66,7 @@ describe("what the fuzzer found, fixed at the root", () => {
     expect(res.body.errors.body[0]).toContain(`${MAX_JSON_DEPTH} levels`);
     const deepArray = await ctx.call("POST", "/charge", { raw: "[".repeat(depth) + "]".repeat(depth) });
     expect(deepArray.status).toBe(422);
-    expect(ctx.deps.db.query("SELECT COUNT(*) AS n FROM transactions").get()).toEqual({ n: 0 });
+    expect(ctx.deps.sqlite.query("SELECT COUNT(*) AS n FROM transactions").get()).toEqual({ n: 0 });
     // Nesting within the limit is kept as given.
     const ok = '{"a":'.repeat(MAX_JSON_DEPTH - 2) + "1" + "}".repeat(MAX_JSON_DEPTH - 2);
     const kept = await ctx.call("POST", "/charge", {

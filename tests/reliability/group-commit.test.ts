@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDeps, composeApp } from "../../src/entry/app";
-import { openDatabase } from "../../src/storage/sqlite/open";
-import { GroupCommit } from "../../src/storage/sqlite/group-commit";
+import { openSqlite } from "../../src/storage/sqlite/database";
+import { sql } from "../../src/storage/database";
+import { around } from "../../src/storage/sqlite/group-commit";
 import { memoryLogger } from "../../src/lib/logger";
 import { API_KEY, CARD, TOKEN } from "../support/app";
 
@@ -21,24 +22,22 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(name: string, extend?: (app: ReturnType<typeof composeApp>) => void) {
+async function serve(name: string, extend?: (app: ReturnType<typeof composeApp>) => void) {
   const path = join(dir, `${name}.sqlite`);
-  const db = openDatabase(path);
   const log = memoryLogger();
-  const deps = buildDeps({ db, log });
+  const db = openSqlite(path, { groupCommit: true, log });
+  const deps = await buildDeps({ db, log });
   const app = composeApp(deps);
   extend?.(app);
-  const batches = new GroupCommit(db, log);
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => batches.around(() => app.fetch(req)) });
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => around(db, () => app.fetch(req)) });
   stops.push(() => {
     void server.stop(true);
-    batches.flush();
-    db.close();
+    void db.close();
   });
   // A second connection, as another process would see the file.
   const reader = new Database(path, { readonly: true });
   stops.push(() => reader.close());
-  return { url: `http://127.0.0.1:${server.port}`, batches, reader, log };
+  return { url: `http://127.0.0.1:${server.port}`, batches: db, reader, log };
 }
 
 const post = (url: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -49,7 +48,7 @@ const post = (url: string, path: string, body: unknown, headers: Record<string, 
   });
 
 test("100 concurrent charges share commits, and each answered charge is already committed when its answer arrives", async () => {
-  const { url, batches, reader } = serve("shared");
+  const { url, batches, reader } = await serve("shared");
   const pm = await (await post(url, `/webpayment/${TOKEN}/tokenize`, CARD)).json();
   const before = batches.batches;
   const seenByOthers: boolean[] = [];
@@ -67,7 +66,7 @@ test("100 concurrent charges share commits, and each answered charge is already 
 });
 
 test("a request that fails rolls back alone while the others of its batch are kept", async () => {
-  const { url, reader } = serve("isolated");
+  const { url, reader } = await serve("isolated");
   const pm = await (await post(url, `/webpayment/${TOKEN}/tokenize`, CARD)).json();
   const results = await Promise.all(
     Array.from({ length: 40 }, (_, i) =>
@@ -80,12 +79,12 @@ test("a request that fails rolls back alone while the others of its batch are ke
 });
 
 test("when a batch cannot commit, every request in it answers 500 and nothing of it is kept", async () => {
-  const { url, reader, log } = serve("failing", (app) =>
+  const { url, reader, log } = await serve("failing", (app) =>
     // A request that leaves a deferred foreign-key violation: the batch's COMMIT fails.
-    app.post("/_test/poison", ({ deps }) => {
-      deps.db.run("PRAGMA defer_foreign_keys = ON");
-      deps.db.run(
-        "INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at) VALUES ('poison', 'no-such-merchant', '', '', '')",
+    app.post("/_test/poison", async ({ deps }) => {
+      await deps.db.run(sql`PRAGMA defer_foreign_keys = ON`);
+      await deps.db.run(
+        sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at) VALUES ('poison', 'no-such-merchant', '', '', '')`,
       );
       return { ok: true };
     }),

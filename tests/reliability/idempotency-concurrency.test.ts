@@ -13,15 +13,15 @@ afterAll(async () => {
   for (const stop of stops) await stop();
 });
 
-function served(): { ctx: TestContext; url: string } {
-  const ctx = setup();
+async function served(): Promise<{ ctx: TestContext; url: string }> {
+  const ctx = await setup();
   const { url, stop } = serve(ctx);
   stops.push(stop);
   return { ctx, url };
 }
 
 const count = (ctx: TestContext, table: string) =>
-  ctx.deps.db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+  ctx.deps.sqlite.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
 
 /** Fires all requests at once over separate connections and collects status and raw body. */
 async function burst(requests: { url: string; init: RequestInit }[]) {
@@ -40,7 +40,7 @@ const post = (url: string, body: unknown, headers: Record<string, string>) => ({
 
 describe("100 concurrent requests with one Idempotency-Key", () => {
   test("identical POST /charge bodies make one transaction and 100 identical responses", async () => {
-    const { ctx, url } = served();
+    const { ctx, url } = await served();
     const pm = await tokenize(ctx);
     const headers = { authorization: `Bearer ${ctx.apiKey}`, "idempotency-key": "order-concurrent" };
     const results = await burst(
@@ -54,7 +54,7 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
   });
 
   test("a declined charge replays as 100 identical 402s with one failed transaction", async () => {
-    const { ctx, url } = served();
+    const { ctx, url } = await served();
     const pm = await tokenize(ctx, { card_number: "4012888888881881" });
     const headers = { authorization: `Bearer ${ctx.apiKey}`, "idempotency-key": "declined-concurrent" };
     const results = await burst(
@@ -66,7 +66,7 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
   });
 
   test("differing bodies: exactly one succeeds, the other 99 are 409 idempotency_conflict, one transaction", async () => {
-    const { ctx, url } = served();
+    const { ctx, url } = await served();
     const pm = await tokenize(ctx);
     const headers = { authorization: `Bearer ${ctx.apiKey}`, "idempotency-key": "order-conflict" };
     const results = await burst(
@@ -78,12 +78,12 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
     expect(conflicts.length).toBe(N - 1);
     for (const conflict of conflicts) expect(JSON.parse(conflict.text).code).toBe("idempotency_conflict");
     expect(count(ctx, "transactions")).toBe(1);
-    const stored = ctx.deps.db.query<{ total_cents: number }, []>("SELECT total_cents FROM transactions").get()!;
+    const stored = ctx.deps.sqlite.query<{ total_cents: number }, []>("SELECT total_cents FROM transactions").get()!;
     expect(stored.total_cents).toBe(Math.round(JSON.parse(ok[0]!.text).total * 100));
   });
 
   test("identical tokenize requests make one payment method and one customer", async () => {
-    const { ctx, url } = served();
+    const { ctx, url } = await served();
     const results = await burst(
       Array.from({ length: N }, () =>
         post(`${url}/webpayment/${ctx.token}/tokenize`, CARD, { "idempotency-key": "tokenize-concurrent" }),
@@ -96,7 +96,7 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
   });
 
   test("the pay() steps (invoice, then pay) each run once: one invoice, one charge, 100 identical PAID answers", async () => {
-    const { ctx, url } = served();
+    const { ctx, url } = await served();
     const pm = await tokenize(ctx);
     const key = { "idempotency-key": "pay-concurrent" };
     const invoices = await burst(

@@ -7,17 +7,17 @@ import { ConfigError, loadConfig } from "../../src/lib/config";
 import { API_KEY, CARD, otherMerchant, serve, setup, tokenize, type TestContext } from "../support/app";
 
 /** A payment method made through the service, so chaos cannot interfere with the setup. */
-function methodOf(ctx: TestContext) {
-  const merchant = ctx.deps.services.merchants.getDefault();
-  return ctx.deps.services.paymentMethods.tokenize(merchant, { ...CARD } as never);
+async function methodOf(ctx: TestContext) {
+  const merchant = await ctx.deps.services.merchants.getDefault();
+  return ctx.deps.db.transaction((tx) => ctx.deps.services.paymentMethods.tokenize(tx, merchant, { ...CARD } as never));
 }
 
 const count = (ctx: TestContext, table: string) =>
-  (ctx.deps.db.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  (ctx.deps.sqlite.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe("rate limits are off by default", () => {
   test("a default sandbox answers 200 merchant requests in a row without a 429", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     for (let i = 0; i < 200; i++) expect((await ctx.call("GET", "/transaction")).status).toBe(200);
   });
 });
@@ -33,7 +33,7 @@ describe("--rate-limit PUBLIC/MERCHANT", () => {
   });
 
   test("public routes are counted per web payments token: the 4th tokenize of one token is a 429 with Retry-After, another token still passes", async () => {
-    const ctx = setup({ config: { rateLimit: "3/100" } });
+    const ctx = await setup({ config: { rateLimit: "3/100" } });
     for (let i = 0; i < 3; i++) await tokenize(ctx);
     const before = count(ctx, "payment_methods");
     const res = await ctx.call("POST", `/webpayment/${ctx.token}/tokenize`, { body: CARD, auth: false });
@@ -55,7 +55,7 @@ describe("--rate-limit PUBLIC/MERCHANT", () => {
   });
 
   test("merchant routes are counted per API key: the 6th request of one key is a 429, another key and /_sandbox still pass", async () => {
-    const ctx = setup({ config: { rateLimit: "100/5" } });
+    const ctx = await setup({ config: { rateLimit: "100/5" } });
     for (let i = 0; i < 5; i++) expect((await ctx.call("GET", "/transaction")).status).toBe(200);
     const limited = await ctx.call("GET", "/customer");
     expect(limited.status).toBe(429);
@@ -67,7 +67,7 @@ describe("--rate-limit PUBLIC/MERCHANT", () => {
   });
 
   test("a charge refused with 429 writes no transaction", async () => {
-    const ctx = setup({ config: { rateLimit: "100/1" } });
+    const ctx = await setup({ config: { rateLimit: "100/1" } });
     const pm = await tokenize(ctx);
     expect((await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 5 } })).status).toBe(200);
     const res = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 5 } });
@@ -109,8 +109,8 @@ describe("--chaos RATE", () => {
   });
 
   test("with --chaos 1 every API request fails with a 500 envelope or stalls past the client timeout, and nothing is written", async () => {
-    const ctx = setup({ config: { chaos: 1 } });
-    const pm = methodOf(ctx);
+    const ctx = await setup({ config: { chaos: 1 } });
+    const pm = await methodOf(ctx);
     const { url, stop } = serve(ctx);
     servers.push(stop);
     const outcomes = { error: 0, stall: 0 };
@@ -143,7 +143,7 @@ describe("--chaos RATE", () => {
   });
 
   test("with --chaos 0.5 an integrator retrying with one Idempotency-Key ends with exactly one charge", async () => {
-    const ctx = setup({ config: { chaos: 0.5 } });
+    const ctx = await setup({ config: { chaos: 0.5 } });
     const { url, stop } = serve(ctx);
     servers.push(stop);
     // Tokenize may itself hit chaos: retry it too.
@@ -182,10 +182,10 @@ describe("--chaos RATE", () => {
   });
 
   test("chaos is decided before the handler: with --chaos 0.5 over 200 charges, every 200 is a row and no failure left one", async () => {
-    const ctx = setup({ config: { chaos: 0.5 } });
+    const ctx = await setup({ config: { chaos: 0.5 } });
     const { url, stop } = serve(ctx);
     servers.push(stop);
-    const method = methodOf(ctx);
+    const method = await methodOf(ctx);
     let ok = 0;
     let failed = 0;
     await Promise.all(

@@ -7,14 +7,14 @@ import { charge, otherMerchant, setup, tokenize, type TestContext } from "../sup
 
 const realCount = (ctx: TestContext, merchantId: string) =>
   (
-    ctx.deps.db
+    ctx.deps.sqlite
       .query("SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ? AND parent_id IS NULL")
       .get(merchantId) as { n: number }
   ).n;
 
 describe("the transaction list total", () => {
   test("equals the number of top-level transactions after charges, declines, voids, other merchants and a reset", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     expect((await ctx.call("GET", "/transaction")).body.total).toBe(0);
     for (let i = 0; i < 5; i++) expect((await charge(ctx, 10 + i)).status).toBe(200);
     // A declined charge is kept and listed.
@@ -45,9 +45,9 @@ describe("the transaction list total", () => {
   });
 
   test("stays right when rows are written or deleted with plain SQL", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     for (let i = 0; i < 3; i++) await charge(ctx, 5);
-    ctx.deps.db.run("DELETE FROM transactions WHERE rowid = (SELECT MIN(rowid) FROM transactions)");
+    ctx.deps.sqlite.run("DELETE FROM transactions WHERE rowid = (SELECT MIN(rowid) FROM transactions)");
     expect((await ctx.call("GET", "/transaction")).body.total).toBe(realCount(ctx, ctx.merchantId));
     expect(realCount(ctx, ctx.merchantId)).toBe(2);
   });

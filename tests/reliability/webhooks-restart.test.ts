@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDeps, composeApp, startWorkers, stopWorkers } from "../../src/entry/app";
-import { closeDatabase, openDatabase } from "../../src/storage/sqlite/open";
+import { openSqlite } from "../../src/storage/sqlite/database";
 import { memoryLogger } from "../../src/lib/logger";
 import { RETRY_DELAYS_MS } from "../../src/domain/webhook-policy";
 import { INTERRUPTED_MESSAGE } from "../../src/services/webhooks/dispatcher";
@@ -156,11 +156,11 @@ describe("webhook deliveries across a graceful stop (same SQLite file, new app)"
     const dbPath = join(dir, "graceful.sqlite");
     const receiver = startReceiver(() => "hang");
     receivers.push(receiver);
-    const open = () => {
-      const deps = buildDeps({ db: openDatabase(dbPath), log: memoryLogger(), publicUrl: "http://localhost:7290" });
+    const open = async () => {
+      const deps = await buildDeps({ db: openSqlite(dbPath), log: memoryLogger(), publicUrl: "http://localhost:7290" });
       return { deps, app: composeApp(deps) };
     };
-    const call = async (app: ReturnType<typeof open>["app"], method: string, path: string, body?: unknown) => {
+    const call = async (app: Awaited<ReturnType<typeof open>>["app"], method: string, path: string, body?: unknown) => {
       const res = await app.handle(
         new Request(`http://localhost${path}`, {
           method,
@@ -171,16 +171,16 @@ describe("webhook deliveries across a graceful stop (same SQLite file, new app)"
       return res.json() as Promise<any>;
     };
 
-    const one = open();
+    const one = await open();
     startWorkers(one.deps);
     const hook = await call(one.app, "POST", "/webhook", { target_url: receiver.url, event: "create_customer" });
     await call(one.app, "POST", "/customer", { firstname: "Di", email: "di@example.com" });
     await waitFor(() => receiver.received.length === 1, 5000, "the request to be out");
     await stopWorkers(one.deps);
-    closeDatabase(one.deps.db);
+    await one.deps.db.close();
 
     receiver.behave(() => 200);
-    const two = open();
+    const two = await open();
     startWorkers(two.deps);
     try {
       await waitFor(() => receiver.delivered().length === 1, 5000, "the delivery after restart");
@@ -200,7 +200,7 @@ describe("webhook deliveries across a graceful stop (same SQLite file, new app)"
       expect(receiver.received.map((r) => r.deliveryId)).toEqual([d.id, d.id]);
     } finally {
       await stopWorkers(two.deps);
-      closeDatabase(two.deps.db);
+      await two.deps.db.close();
     }
   });
 });

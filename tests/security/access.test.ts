@@ -20,16 +20,16 @@ let other: { id: string; api_key: string; web_payments_token: string };
 
 const snapshot = () =>
   JSON.stringify(
-    ctx.deps.db
+    ctx.deps.sqlite
       .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
       .all()
       .map(({ name }) =>
-        ctx.deps.db.query(`SELECT '${name}' AS t, COUNT(*) AS n, MAX(rowid) AS r FROM "${name}"`).get(),
+        ctx.deps.sqlite.query(`SELECT '${name}' AS t, COUNT(*) AS n, MAX(rowid) AS r FROM "${name}"`).get(),
       ),
   );
 
 beforeAll(async () => {
-  ctx = setup();
+  ctx = await setup();
   const doc = (await ctx.call("GET", "/openapi/json")).body as { paths: Record<string, Record<string, unknown>> };
   routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })),

@@ -45,7 +45,7 @@ async function send(ctx: TestContext, method: string, path: string, headers: Rec
 
 describe("sandbox controls refuse what another site's page can send (in-process)", () => {
   test("a cross-site form POST to /_sandbox/reset gets 403 and deletes nothing", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     expect((await charge(ctx, 5)).status).toBe(200);
     const res = await send(ctx, "POST", "/_sandbox/reset", FORM_FROM_EVIL, "x=1");
     expect(res.status).toBe(403);
@@ -54,7 +54,7 @@ describe("sandbox controls refuse what another site's page can send (in-process)
   });
 
   test("a text/plain fetch to /_sandbox/clock/advance gets 403 and the clock stays", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const before = ctx.deps.clock.offsetMs(ctx.merchantId);
     const res = await send(ctx, "POST", "/_sandbox/clock/advance", TEXT_FETCH_FROM_EVIL, '{"seconds":3000000000}');
     expect(res.status).toBe(403);
@@ -63,7 +63,7 @@ describe("sandbox controls refuse what another site's page can send (in-process)
   });
 
   test("an older browser without Sec-Fetch-*: a foreign Origin alone is refused, so is a form body alone", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const foreign = await send(
       ctx,
       "POST",
@@ -93,11 +93,11 @@ describe("sandbox controls refuse what another site's page can send (in-process)
     );
     expect(nullOrigin.status).toBe(403);
     expect(ctx.deps.clock.offsetMs(ctx.merchantId)).toBe(0);
-    expect(ctx.deps.services.merchants.list()).toHaveLength(1);
+    expect(await ctx.deps.services.merchants.list()).toHaveLength(1);
   });
 
   test("another port of localhost is same-site, and refused too (dashboard actions as well)", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const headers = {
       "content-type": "application/json",
       origin: "http://localhost:8000",
@@ -112,7 +112,7 @@ describe("sandbox controls refuse what another site's page can send (in-process)
   });
 
   test("a cross-site page cannot read sandbox controls as a script or image, but a link to the dashboard opens", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const script = await send(ctx, "GET", "/_sandbox/merchants", {
       "sec-fetch-site": "cross-site",
       "sec-fetch-mode": "no-cors",
@@ -128,7 +128,7 @@ describe("sandbox controls refuse what another site's page can send (in-process)
   });
 
   test("curl, SDKs and the dashboard's own same-origin JSON keep working", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     // curl -X POST with no body: no Content-Type at all.
     expect((await send(ctx, "POST", "/_sandbox/reset", {})).status).toBe(200);
     expect((await ctx.call("POST", "/_sandbox/clock/advance", { body: { seconds: 60 }, auth: false })).status).toBe(
@@ -159,7 +159,7 @@ describe("sandbox controls refuse what another site's page can send (in-process)
   });
 
   test("the public tokenize route stays CORS-open for any site", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const res = await send(
       ctx,
       "POST",
@@ -179,7 +179,7 @@ describe("sandbox controls refuse what another site's page can send (in-process)
 
 describe("the Host allowlist (in-process)", () => {
   test("a DNS-rebinding name or any foreign Host gets 403 on every route, even the public ones", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     for (const host of ["attacker.example", "rebind.127.0.0.1.nip.io:7290", "localhost.evil.example", "127.0.0.2"]) {
       for (const path of ["/_sandbox/merchants", "/self", "/payjs.js", "/", "/openapi"]) {
         const res = await send(ctx, "GET", path, { host, authorization: `Bearer ${ctx.apiKey}` });
@@ -192,14 +192,14 @@ describe("the Host allowlist (in-process)", () => {
   });
 
   test("--allow-host NAME opens that name on any port, NAME:PORT on that port only", async () => {
-    const ctx = setup({ config: { allowHost: ["devbox.local", "phone.test:7290"] } });
+    const ctx = await setup({ config: { allowHost: ["devbox.local", "phone.test:7290"] } });
     expect((await send(ctx, "GET", "/_sandbox/test-cards", { host: "devbox.local:9999" })).status).toBe(200);
     expect((await send(ctx, "GET", "/_sandbox/test-cards", { host: "phone.test:7290" })).status).toBe(200);
     expect((await send(ctx, "GET", "/_sandbox/test-cards", { host: "phone.test:80" })).status).toBe(403);
   });
 
   test("the public URL's host is allowed (a sandbox behind a name integrators use)", async () => {
-    const ctx = setup({ publicUrl: "https://pay.dev.test" });
+    const ctx = await setup({ publicUrl: "https://pay.dev.test" });
     expect((await send(ctx, "GET", "/_sandbox/test-cards", { host: "pay.dev.test" })).status).toBe(200);
     expect((await send(ctx, "GET", "/_sandbox/test-cards", { host: "pay.dev.test:8443" })).status).toBe(403);
   });
@@ -207,7 +207,7 @@ describe("the Host allowlist (in-process)", () => {
 
 describe("proxy headers are not trusted without --trust-proxy (in-process)", () => {
   test("X-Forwarded-For claiming loopback does not open /_sandbox; it makes the client unknown", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const proxyHeaders: Record<string, string>[] = [
       { "x-forwarded-for": "127.0.0.1" },
       { forwarded: "for=127.0.0.1" },
@@ -225,7 +225,7 @@ describe("proxy headers are not trusted without --trust-proxy (in-process)", () 
   });
 
   test("with --trust-proxy the proxy's last X-Forwarded-For hop decides, and X-Forwarded-Host is checked", async () => {
-    const ctx = setup({ config: { trustProxy: true } });
+    const ctx = await setup({ config: { trustProxy: true } });
     expect((await send(ctx, "GET", "/_sandbox/test-cards", { "x-forwarded-for": "10.9.8.7, 127.0.0.1" })).status).toBe(
       200,
     );

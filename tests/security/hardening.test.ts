@@ -6,15 +6,15 @@
 import { describe, expect, test } from "bun:test";
 import { formatMoney } from "../../src/domain/money";
 import { lineItemsOf } from "../../src/services/mail/receipt";
-import { CARD, setup, tokenize } from "../support/app";
+import { CARD, setup, tokenize, type TestContext } from "../support/app";
 
-async function get(ctx: ReturnType<typeof setup>, path: string, headers: Record<string, string> = {}) {
+async function get(ctx: TestContext, path: string, headers: Record<string, string> = {}) {
   return ctx.app.handle(new Request(`http://localhost${path}`, { headers }));
 }
 
 describe("the dashboard cookie", () => {
   test("paysandbox_merchant=% (or any undecodable value) is ignored: every page answers 200 for the default merchant", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     for (const cookie of ["paysandbox_merchant=%", "paysandbox_merchant=%E0%A4%A", "a=b; paysandbox_merchant=%%%"]) {
       for (const path of ["/", "/dashboard/transactions", "/dashboard/clock", "/dashboard/keys"]) {
         const res = await get(ctx, path, { cookie });
@@ -27,7 +27,7 @@ describe("the dashboard cookie", () => {
 
 describe("framing and CSP", () => {
   test("hosted pages send frame-ancestors 'none', X-Frame-Options DENY and a CSP whose hash allows exactly their inline script", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const invoice = await ctx.call("POST", "/invoice", { body: { customer_id: pm.customer_id, total: 9 } });
     for (const path of [`/hosted/pay/${invoice.body.id}`, `/hosted/invoice/${invoice.body.id}`]) {
@@ -48,7 +48,7 @@ describe("framing and CSP", () => {
   });
 
   test("e-mail previews may be framed by the sandbox only; the OpenAPI UI by nobody", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const invoice = await ctx.call("POST", "/invoice", { body: { customer_id: pm.customer_id, total: 9 } });
     await ctx.call("POST", `/invoice/${invoice.body.id}/pay`, { body: { payment_method_id: pm.id } });
@@ -68,7 +68,7 @@ describe("framing and CSP", () => {
 
 describe("public-token tokenize", () => {
   test("with someone's customer_id it returns only what the caller sent, never the stored record", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const customer = await ctx.call("POST", "/customer", {
       body: {
         firstname: "Grace",
@@ -102,7 +102,7 @@ describe("public-token tokenize", () => {
   });
 
   test("a tokenize that matches a stored customer by e-mail and name does not reveal the customer's other fields", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await ctx.call("POST", "/customer", {
       body: { firstname: "Ada", lastname: "Lovelace", email: "ada@example.com", phone: "5555550100", notes: "private" },
     });
@@ -139,7 +139,7 @@ describe("money rendering", () => {
   test("a line item whose quantity × price overflows shows a blank amount, and the receipt still sends", async () => {
     expect(lineItemsOf({ lineItems: [{ item: "Gear", quantity: 1e308, price: 10 }] })[0]!.amount).toBe("");
     expect(lineItemsOf({ lineItems: [{ item: "Gear", quantity: -1e308, price: 10 }] })[0]!.amount).toBe("");
-    const ctx = setup();
+    const ctx = await setup();
     const pm = await tokenize(ctx);
     const invoice = await ctx.call("POST", "/invoice", {
       body: {

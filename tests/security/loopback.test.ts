@@ -38,7 +38,7 @@ describe("the /_sandbox guard with a fake server object", () => {
   const fakeServer = (address: string) => ({ requestIP: () => ({ address, family: "IPv4", port: 5000 }) });
 
   test("a remote client gets 403 forbidden in the envelope on every /_sandbox route; a loopback one passes", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     (ctx.app as { server: unknown }).server = fakeServer("203.0.113.9");
     for (const path of ["/_sandbox/test-cards", "/_sandbox/merchants"]) {
       const res = await ctx.call("GET", path, { auth: false });
@@ -55,7 +55,7 @@ describe("the /_sandbox guard with a fake server object", () => {
   });
 
   test("--allow-remote opens /_sandbox to remote clients", async () => {
-    const ctx = setup({ config: { allowRemote: true } });
+    const ctx = await setup({ config: { allowRemote: true } });
     (ctx.app as { server: unknown }).server = fakeServer("203.0.113.9");
     expect((await ctx.call("GET", "/_sandbox/test-cards", { auth: false })).status).toBe(200);
   });

@@ -85,19 +85,19 @@ describe("webhook targets", () => {
   afterAll(() => hook.stop());
 
   test("a loopback target is sent to, and its answer logged, while the sandbox listens on loopback", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const attempt = await deliverOne(ctx, `http://127.0.0.1:${hook.port}/h`);
     expect(attempt).toMatchObject({ status_code: 200, response_snippet: "secret page of another local service" });
   });
 
   test("bound beyond loopback, a loopback target's answer is not logged (status and timing are)", async () => {
-    const ctx = setup({ config: { host: "0.0.0.0" } });
+    const ctx = await setup({ config: { host: "0.0.0.0" } });
     const attempt = await deliverOne(ctx, `http://127.0.0.1:${hook.port}/h`);
     expect(attempt.status_code).toBe(200);
     expect(attempt.latency_ms).toBeGreaterThanOrEqual(0);
     expect(attempt.response_snippet).toBeNull();
     // Unless --webhook-allow names it.
-    const allowed = setup({ config: { host: "0.0.0.0", webhookAllow: [`127.0.0.1:${hook.port}`] } });
+    const allowed = await setup({ config: { host: "0.0.0.0", webhookAllow: [`127.0.0.1:${hook.port}`] } });
     expect((await deliverOne(allowed, `http://127.0.0.1:${hook.port}/h`)).response_snippet).toBe(
       "secret page of another local service",
     );
@@ -108,7 +108,7 @@ describe("webhook targets", () => {
   test.skipIf(!lan)("a target beyond loopback gets no request unless --webhook-allow names it", async () => {
     const target = `http://${lan}:${hook.port}/h`;
     const before = hook.hits.length;
-    const ctx = setup();
+    const ctx = await setup();
     const refused = await deliverOne(ctx, target);
     expect(refused).toMatchObject({
       status_code: null,
@@ -116,7 +116,7 @@ describe("webhook targets", () => {
       error: targetRefusedMessage(`${lan}:${hook.port}`),
     });
     expect(hook.hits.length).toBe(before);
-    const allowed = setup({ config: { webhookAllow: [lan!] } });
+    const allowed = await setup({ config: { webhookAllow: [lan!] } });
     expect(await deliverOne(allowed, target)).toMatchObject({
       status_code: 200,
       response_snippet: "secret page of another local service",
@@ -165,7 +165,7 @@ describe("the SMTP relay's recipients", () => {
   }
 
   test("the public token cannot relay to any address: only test domains and --smtp-allow recipients", async () => {
-    const ctx = setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
+    const ctx = await setup({ config: { smtpUrl: `smtp://127.0.0.1:${port}` } });
     const stranger = await receiptTo(ctx, "victim@mail.invalid-provider.com");
     expect(stranger.relay_status).toBe("blocked");
     expect(stranger.relay_error).toBe(relayBlockedMessage("victim@mail.invalid-provider.com"));
@@ -175,7 +175,7 @@ describe("the SMTP relay's recipients", () => {
     expect((await receiptTo(ctx, "qa@shop.example.com")).relay_status).toBe("sent");
     expect(rcpt()).toContain("qa@shop.example.com");
 
-    const allowed = setup({
+    const allowed = await setup({
       config: { smtpUrl: `smtp://127.0.0.1:${port}`, smtpAllow: ["@mail.invalid-provider.com"] },
     });
     expect((await receiptTo(allowed, "victim@mail.invalid-provider.com")).relay_status).toBe("sent");

@@ -19,7 +19,7 @@ describe("the sandbox clock is bounded", () => {
   test("advancing past 2099-12-31 23:59:59 is a 422 on seconds that says how far it may go; nothing moves", async () => {
     // Real time stands still in this test, so "up to the bound" is exact.
     const realNow = Date.UTC(2026, 10, 23, 12, 0, 0);
-    const ctx = setup({ now: () => realNow });
+    const ctx = await setup({ now: () => realNow });
     const max = ctx.deps.clock.maxAdvanceSeconds(ctx.merchantId);
     // Ten-year steps (the route's own per-request limit) up to just short of the bound.
     let left = max;
@@ -48,14 +48,14 @@ describe("the sandbox clock is bounded", () => {
   });
 
   test("reset puts the acting merchant's clock back on real time, in the database too", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await ctx.call("POST", "/_sandbox/clock/advance", { body: { seconds: 300_000_000 } });
     expect((await ctx.call("GET", "/_sandbox/clock")).body.offset_seconds).toBe(300_000_000);
     expect((await ctx.call("POST", "/_sandbox/reset")).status).toBe(200);
     const clock = (await ctx.call("GET", "/_sandbox/clock")).body;
     expect(clock.offset_seconds).toBe(0);
     expect(clock.now).toBe(clock.real_now);
-    const stored = ctx.deps.db
+    const stored = ctx.deps.sqlite
       .query<{ clock_offset_ms: number }, [string]>("SELECT clock_offset_ms FROM merchants WHERE id = ?")
       .get(ctx.merchantId)!;
     expect(stored.clock_offset_ms).toBe(0);
@@ -64,25 +64,25 @@ describe("the sandbox clock is bounded", () => {
 
 describe("merchant creation is capped", () => {
   test("past --max-merchants POST /_sandbox/merchants is a 422 that names the flag; deleting one makes room", async () => {
-    const ctx = setup({ config: { maxMerchants: 3 } });
+    const ctx = await setup({ config: { maxMerchants: 3 } });
     const made = [];
     for (let i = 0; i < 3; i++) made.push(await otherMerchant(ctx));
     const refused = await ctx.call("POST", "/_sandbox/merchants", { body: { name: "One too many" }, auth: false });
     expect(refused.status).toBe(422);
     expect(refused.body).toEqual({ code: "invalid_state", message: SANDBOX_MESSAGES.merchantCap(3) });
-    expect(ctx.deps.services.merchants.list()).toHaveLength(4);
+    expect(await ctx.deps.services.merchants.list()).toHaveLength(4);
     const removed = await ctx.call("DELETE", `/_sandbox/merchants/${made[0]!.id}`, { auth: false });
     expect(removed.body).toEqual({ id: made[0]!.id, deleted: true });
     expect((await ctx.call("POST", "/_sandbox/merchants", { body: { name: "Fits" }, auth: false })).status).toBe(200);
   });
 
   test("deleting a merchant removes its records and its key; the default merchant cannot be deleted", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await otherMerchant(ctx);
     expect((await chargeAs(ctx, other)).status).toBe(200);
     expect((await ctx.call("DELETE", `/_sandbox/merchants/${other.id}`, { auth: false })).status).toBe(200);
     expect((await ctx.call("GET", "/self", { auth: other.api_key })).status).toBe(401);
-    const rows = ctx.deps.db
+    const rows = ctx.deps.sqlite
       .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ?")
       .get(other.id)!;
     expect(rows.n).toBe(0);
@@ -92,18 +92,16 @@ describe("merchant creation is capped", () => {
     expect((await ctx.call("DELETE", "/_sandbox/merchants/nope", { auth: false })).status).toBe(404);
   });
 
-  test("the default cap leaves room for a suite that makes a merchant per test", () => {
-    expect(setup().deps.config.maxMerchants).toBe(1000);
+  test("the default cap leaves room for a suite that makes a merchant per test", async () => {
+    expect((await setup()).deps.config.maxMerchants).toBe(1000);
   });
 });
 
 describe("the real-time clock job visits merchants with pending work only", () => {
   test("2,000 idle merchants: a tick runs jobs for the 3 merchants with work, and their work is done", async () => {
-    const ctx = setup({ config: { maxMerchants: 5000 } });
+    const ctx = await setup({ config: { maxMerchants: 5000 } });
     const { merchants } = ctx.deps.services;
-    ctx.deps.db.transaction(() => {
-      for (let i = 0; i < 2000; i++) merchants.create({ name: `Idle ${i}` });
-    })();
+    for (let i = 0; i < 2000; i++) await merchants.create({ name: `Idle ${i}` });
     // Three merchants with a sale each, then their clocks a day on: settlement is due.
     const busy = [];
     for (let i = 0; i < 3; i++) {
@@ -114,7 +112,7 @@ describe("the real-time clock job visits merchants with pending work only", () =
     const settlement = ctx.deps.services.settlement;
     for (const id of busy) {
       // Moves the stored offset only, so the tick (not advance) has the batch to close.
-      ctx.deps.db.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(2 * 86_400_000, id);
+      ctx.deps.sqlite.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(2 * 86_400_000, id);
       ctx.deps.clock.forget(id);
     }
     expect(new Set(settlement.pendingMerchants())).toEqual(new Set(busy));
@@ -123,7 +121,7 @@ describe("the real-time clock job visits merchants with pending work only", () =
     // One settlement run per busy merchant; the webhook dispatcher is not started in this app, so it visits none.
     expect(ctx.deps.clock.visits - before).toBe(3);
     for (const id of busy) {
-      const open = ctx.deps.db
+      const open = ctx.deps.sqlite
         .query<{ n: number }, [string]>(
           "SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ? AND batch_id IS NULL",
         )

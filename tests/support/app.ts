@@ -6,7 +6,7 @@ import type { Server } from "bun";
 import { buildDeps, composeApp, type App } from "../../src/entry/app";
 import type { AppDeps } from "../../src/http/deps";
 import type { Config } from "../../src/lib/config";
-import { openDatabase } from "../../src/storage/sqlite/open";
+import { openSqlite } from "../../src/storage/sqlite/database";
 import { SandboxClock } from "../../src/services/clock";
 import { memoryLogger } from "../../src/lib/logger";
 import { waitFor as waitUntil } from "./wait";
@@ -39,17 +39,17 @@ export interface TestContext {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
 }
 
-export function setup(
+export async function setup(
   options: {
     config?: Partial<Config>;
     publicUrl?: string;
     /** Real time as the clock sees it. */ now?: () => number;
   } = {},
-): TestContext {
-  const db = openDatabase(":memory:");
+): Promise<TestContext> {
+  const db = openSqlite(":memory:");
   const log = memoryLogger();
-  const clock = options.now ? new SandboxClock(db, options.now) : undefined;
-  const deps = buildDeps({
+  const clock = options.now ? new SandboxClock(db.raw, options.now) : undefined;
+  const deps = await buildDeps({
     db,
     config: options.config,
     log,
@@ -57,7 +57,7 @@ export function setup(
     publicUrl: options.publicUrl ?? "http://localhost:7290",
   });
   const app = composeApp(deps);
-  const merchant = deps.services.merchants.getDefault();
+  const merchant = await deps.services.merchants.getDefault();
   const ctx: TestContext = {
     app,
     deps,

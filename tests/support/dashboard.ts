@@ -44,7 +44,7 @@ export interface DashboardBrowser {
 }
 
 export async function startDashboardBrowser(): Promise<DashboardBrowser> {
-  const ctx = setup();
+  const ctx = await setup();
   const receiver = startReceiver();
   const served = serve(ctx);
   startWorkers(ctx.deps);

@@ -1,16 +1,19 @@
 /** The library's routes through app.handle: bundling, caching headers, frame CSP, merchant settings. */
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { utimesSync } from "node:fs";
 import { join } from "node:path";
 import { payjsAssets } from "../../src/http/payjs/bundle";
 import { FRAME_CSP } from "../../src/http/payjs/routes";
-import { otherMerchant, setup } from "../support/app";
+import { otherMerchant, setup, type TestContext } from "../support/app";
 
-const get = (ctx: ReturnType<typeof setup>, path: string, headers: Record<string, string> = {}) =>
+const get = (ctx: TestContext, path: string, headers: Record<string, string> = {}) =>
   ctx.app.handle(new Request(`http://localhost${path}`, { headers }));
 
 describe("GET /payjs.js", () => {
-  const ctx = setup();
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await setup();
+  });
 
   test("serves minified JavaScript defining window.PayJs, with an ETag and no-cache revalidation", async () => {
     const response = await get(ctx, "/payjs.js");
@@ -59,7 +62,7 @@ describe("GET /payjs.js", () => {
 
 describe("GET /payjs.d.ts", () => {
   test("serves the typings: PayJs, its options, events, pay() details, the invoice and PayJsError codes", async () => {
-    const response = await get(setup(), "/payjs.d.ts");
+    const response = await get(await setup(), "/payjs.d.ts");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/typescript; charset=utf-8");
     const typings = await response.text();
@@ -84,7 +87,10 @@ describe("GET /payjs.d.ts", () => {
 });
 
 describe("card frame pages", () => {
-  const ctx = setup();
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await setup();
+  });
 
   for (const field of ["number", "cvv"]) {
     test(`/payjs/frames/${field}.html may be embedded anywhere but runs only the sandbox's script`, async () => {
@@ -113,7 +119,7 @@ describe("card frame pages", () => {
 
 describe("GET /payjs/config/{token}", () => {
   test("tells the library the merchant's address verification settings", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     expect((await ctx.call("GET", `/payjs/config/${ctx.token}`, { auth: false })).body).toEqual({
       avs_zip: false,
       avs_street: false,
@@ -130,7 +136,7 @@ describe("GET /payjs/config/{token}", () => {
   });
 
   test("answers each merchant's own settings, and 401 for an unknown token", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     const other = await otherMerchant(ctx);
     await ctx.call("PUT", `/_sandbox/merchants/${other.id}/settings`, { body: { avs_zip: true }, auth: false });
     expect((await ctx.call("GET", `/payjs/config/${other.web_payments_token}`, { auth: false })).body).toEqual({

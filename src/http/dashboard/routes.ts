@@ -114,7 +114,7 @@ function dashboardPath(back: string | undefined, fallback: string): string {
 const ID = t.Object({ id: t.String({ maxLength: 100 }) });
 
 export function dashboardRoutes(deps: AppDeps) {
-  const service = new DashboardService(deps.db, deps.services);
+  const service = new DashboardService(deps.sqlite, deps.services);
   // The dispatcher's own rule decides whose answers the delivery view may show (docs/security.md).
   const targets = new WebhookTargets(deps.config);
   const receipts = new ReceiptService(deps);
@@ -136,11 +136,11 @@ export function dashboardRoutes(deps: AppDeps) {
     { path: "/dashboard/try", label: "Try it" },
   ];
 
-  const context = (merchant: MerchantRow, current: string, request: Request): LayoutContext => {
+  const context = async (merchant: MerchantRow, current: string, request: Request): Promise<LayoutContext> => {
     const url = new URL(request.url);
     return {
       merchant: { id: merchant.id, name: merchant.name, is_default: merchant.is_default === 1 },
-      merchants: service.merchants().map((m) => ({ id: m.id, name: m.name, is_default: m.is_default === 1 })),
+      merchants: (await service.merchants()).map((m) => ({ id: m.id, name: m.name, is_default: m.is_default === 1 })),
       nav: nav(),
       current,
       here: dashboardPath(url.pathname + url.search, "/"),
@@ -149,14 +149,14 @@ export function dashboardRoutes(deps: AppDeps) {
     };
   };
 
-  const respond = (
+  const respond = async (
     merchant: MerchantRow,
     path: string,
     request: Request,
     page: { title: string; body: Renderable; live?: boolean; scripts?: string[] },
     options: { status?: number; csp?: string } = {},
   ) =>
-    new Response(layout(context(merchant, path, request), page).value, {
+    new Response(layout(await context(merchant, path, request), page).value, {
       status: options.status ?? 200,
       headers: { ...PAGE_HEADERS, "content-security-policy": options.csp ?? DASHBOARD_CSP },
     });
@@ -180,23 +180,14 @@ export function dashboardRoutes(deps: AppDeps) {
   const hints = (merchant: MerchantRow) => ({ publicUrl: deps.publicUrl, apiKey: merchant.api_key });
 
   /** A money operation as POST /transaction/{id}/… runs it: the transaction service, in one immediate transaction. */
-  const operate = (merchantId: string, id: string, action: "capture" | "void" | "refund", total?: string) => {
+  const operate = async (merchantId: string, id: string, action: "capture" | "void" | "refund", total?: string) => {
     let cents: number | undefined;
     if (total !== undefined && total.trim() !== "") {
       const parsed = parseTotalCents(total.trim());
       if ("error" in parsed) throw new ValidationFailed({ total: [parsed.error] });
       cents = parsed.cents;
     }
-    const row = deps.db
-      .transaction(() =>
-        action === "capture"
-          ? transactions.capture(merchantId, id, cents)
-          : action === "void"
-            ? transactions.void(merchantId, id, cents)
-            : transactions.refund(merchantId, id, cents),
-      )
-      .immediate();
-    return transactions.record(row);
+    return transactions.operate(merchantId, id, action, cents);
   };
 
   const pickedMerchant = (cookie: string | undefined) => service.merchant(cookieValue(cookie, MERCHANT_COOKIE));
@@ -206,7 +197,7 @@ export function dashboardRoutes(deps: AppDeps) {
     new Elysia({ tags: ["Dashboard"], detail: { hide: true } })
       .use(loopbackOnly(deps))
       // Actions accept only same-origin JSON: the app's pipeline refuses the rest (src/http/guard.ts checkCrossSite).
-      .derive({ as: "scoped" }, ({ headers }) => ({ merchant: pickedMerchant(headers.cookie) }))
+      .derive({ as: "scoped" }, async ({ headers }) => ({ merchant: await pickedMerchant(headers.cookie) }))
       .get(
         "/dashboard/assets/dashboard.css",
         () =>
@@ -228,10 +219,10 @@ export function dashboardRoutes(deps: AppDeps) {
             headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" },
           }),
       )
-      .get("/", ({ merchant, request }) => {
-        const recent = service.transactions(merchant.id, {}, 1);
+      .get("/", async ({ merchant, request }) => {
+        const recent = await service.transactions(merchant.id, {}, 1);
         // Approved volume is the money moved: a charge's total, a pre_auth's captured amount (not what it authorized).
-        const stats = deps.db
+        const stats = deps.sqlite
           .query<{ n: number; approved: number | null; declined: number }, [string]>(
             `SELECT COUNT(*) AS n,
                     SUM(CASE WHEN success = 1 AND is_voided = 0
@@ -240,7 +231,7 @@ export function dashboardRoutes(deps: AppDeps) {
              FROM transactions WHERE merchant_id = ? AND parent_id IS NULL`,
           )
           .get(merchant.id)!;
-        const customers = service.customers(merchant.id, 1).total;
+        const customers = (await service.customers(merchant.id, 1)).total;
         return respond(merchant, "/", request, {
           title: "Overview",
           body: overviewPage(
@@ -259,7 +250,7 @@ export function dashboardRoutes(deps: AppDeps) {
       })
       .get(
         "/dashboard/transactions",
-        ({ merchant, query, request }) => {
+        async ({ merchant, query, request }) => {
           const filters = {
             keywords: text(query.keywords),
             startDate: dateOf(query.startDate),
@@ -271,7 +262,7 @@ export function dashboardRoutes(deps: AppDeps) {
             batch_id: text(query.batch_id),
             state: pick(query.state, Object.keys(TRANSACTION_STATES) as TransactionState[]),
           };
-          const page = service.transactions(
+          const page = await service.transactions(
             merchant.id,
             {
               keywords: filters.keywords,
@@ -312,8 +303,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/transactions/:id",
-        ({ merchant, params, request }) => {
-          const transaction = service.transaction(merchant.id, params.id);
+        async ({ merchant, params, request }) => {
+          const transaction = await service.transaction(merchant.id, params.id);
           const path = "/dashboard/transactions";
           if (!transaction) return notFoundPage(merchant, path, request, "Transaction");
           const deliveries = service.deliveries(merchant.id, 1, { recordId: transaction.id }).data;
@@ -336,8 +327,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/transactions/:id/capture",
-        ({ merchant, params, body }) => {
-          const record = operate(merchant.id, params.id, "capture", body.total);
+        async ({ merchant, params, body }) => {
+          const record = await operate(merchant.id, params.id, "capture", body.total);
           const captured = record.child_transactions.find((c) => c.type === "capture");
           return { message: `Captured ${formatMoney(Math.round((captured?.total ?? 0) * 100))}.` };
         },
@@ -345,16 +336,16 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/transactions/:id/void",
-        ({ merchant, params }) => {
-          const record = operate(merchant.id, params.id, "void");
+        async ({ merchant, params }) => {
+          const record = await operate(merchant.id, params.id, "void");
           return { message: `Voided ${formatMoney(Math.round(record.total * 100))}.` };
         },
         { params: ID, body: t.Object({}), response: ACTION_RESPONSES },
       )
       .post(
         "/dashboard/transactions/:id/refund",
-        ({ merchant, params, body }) => {
-          const record = operate(merchant.id, params.id, "refund", body.total);
+        async ({ merchant, params, body }) => {
+          const record = await operate(merchant.id, params.id, "refund", body.total);
           const last = record.child_transactions.filter((c) => c.type === "refund").at(-1);
           return { message: `Refunded ${formatMoney(Math.round((last?.total ?? 0) * 100))}.` };
         },
@@ -371,8 +362,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/transactions/:id/receipt-sms",
-        ({ merchant, params, body }) => {
-          const record = receipts.smsTransaction(merchant.id, params.id, body.phone);
+        async ({ merchant, params, body }) => {
+          const record = await receipts.smsTransaction(merchant.id, params.id, body.phone);
           const to = body.phone?.trim() || record.payment_method.customer.phone;
           return { message: `Receipt texted to ${to}.` };
         },
@@ -380,11 +371,11 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/customers",
-        ({ merchant, query, request }) =>
+        async ({ merchant, query, request }) =>
           respond(merchant, "/dashboard/customers", request, {
             title: "Customers",
             body: customersPage(
-              service.customers(merchant.id, query.page ?? 1, text(query.keywords)),
+              await service.customers(merchant.id, query.page ?? 1, text(query.keywords)),
               text(query.keywords) ?? "",
             ),
           }),
@@ -397,11 +388,11 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/customers/:id",
-        ({ merchant, params, request }) => {
-          const found = service.customer(merchant.id, params.id);
+        async ({ merchant, params, request }) => {
+          const found = await service.customer(merchant.id, params.id);
           const path = "/dashboard/customers";
           if (!found) return notFoundPage(merchant, path, request, "Customer");
-          const list = service.transactions(merchant.id, { customerId: params.id }, 1);
+          const list = await service.transactions(merchant.id, { customerId: params.id }, 1);
           return respond(merchant, path, request, {
             title: found.customer.firstname || "Customer",
             body: customerPage(found.customer, found.paymentMethods, list),
@@ -411,14 +402,14 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/invoices",
-        ({ merchant, query, request }) => {
+        async ({ merchant, query, request }) => {
           const filters = {
             status: text(query.status)?.toUpperCase(),
             customer_id: text(query.customer_id),
             startDate: dateOf(query.startDate),
             endDate: dateOf(query.endDate),
           };
-          const page = service.invoices(merchant.id, query.page ?? 1, {
+          const page = await service.invoices(merchant.id, query.page ?? 1, {
             status: filters.status,
             customerId: filters.customer_id,
             startDate: filters.startDate,
@@ -441,8 +432,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/invoices/:id",
-        ({ merchant, params, request }) => {
-          const invoice = service.invoice(merchant.id, params.id);
+        async ({ merchant, params, request }) => {
+          const invoice = await service.invoice(merchant.id, params.id);
           const path = "/dashboard/invoices";
           if (!invoice) return notFoundPage(merchant, path, request, "Invoice");
           const emails = emailSummaryTable(service.emails(merchant.id, 1, undefined, { invoiceId: invoice.id }).data);
@@ -651,7 +642,7 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/keys/regenerate",
-        ({ merchant, body }) => {
+        async ({ merchant, body }) => {
           const keys = body.keys.split(",").map((k) => k.trim());
           const unknown = keys.filter((k) => !(REGENERABLE_KEYS as readonly string[]).includes(k));
           if (unknown.length || keys.length === 0) {
@@ -660,7 +651,7 @@ export function dashboardRoutes(deps: AppDeps) {
             });
           }
           // Through the merchants service, which every key lookup goes through: the old keys stop working at once.
-          merchants.regenerateKeys(merchant.id, keys as RegenerableKey[]);
+          await merchants.regenerateKeys(merchant.id, keys as RegenerableKey[]);
           return { message: "Regenerated: the new values are shown above." };
         },
         { body: t.Object({ keys: t.String({ maxLength: 200 }) }), response: ACTION_RESPONSES },
@@ -670,10 +661,10 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/settings",
-        ({ merchant, body }) => {
+        async ({ merchant, body }) => {
           const days = Number(body.ach_settlement_days);
           // The form's text becomes the API's types; the merchants service checks every value (as for PUT /_sandbox/merchants/{id}/settings).
-          merchants.updateSettings(merchant.id, {
+          await merchants.updateSettings(merchant.id, {
             avs_zip: body.avs_zip,
             avs_street: body.avs_street,
             advanced_customization: body.advanced_customization,
@@ -693,8 +684,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/settings/receipts",
-        ({ merchant, body }) => {
-          merchants.updateSettings(merchant.id, {
+        async ({ merchant, body }) => {
+          await merchants.updateSettings(merchant.id, {
             receipt_reply_to: body.receipt_reply_to ?? "",
             // One text field: addresses separated by commas (the service splits and checks each).
             receipt_cc: body.receipt_cc ?? "",
@@ -715,8 +706,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/settings/custom-fields",
-        ({ merchant, body }) => {
-          merchants.saveCustomField(
+        async ({ merchant, body }) => {
+          await merchants.saveCustomField(
             merchant.id,
             {
               id: body.id ?? "",
@@ -743,8 +734,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/settings/custom-fields/delete",
-        ({ merchant, body }) => {
-          merchants.removeCustomField(merchant.id, body.id);
+        async ({ merchant, body }) => {
+          await merchants.removeCustomField(merchant.id, body.id);
           return { message: `Custom field ${body.id} removed.` };
         },
         { body: t.Object({ id: t.String({ maxLength: 200 }) }), response: ACTION_RESPONSES },
@@ -810,8 +801,8 @@ export function dashboardRoutes(deps: AppDeps) {
       })
       .post(
         "/dashboard/merchant",
-        ({ body, set }) => {
-          const merchant = service.merchant(body.merchant_id);
+        async ({ body, set }) => {
+          const merchant = await service.merchant(body.merchant_id);
           if (merchant.id !== body.merchant_id) throw new ApiError("not_found", "There is no such merchant.");
           set.headers["set-cookie"] =
             `${MERCHANT_COOKIE}=${encodeURIComponent(merchant.id)}; Path=/; SameSite=Strict; HttpOnly; Max-Age=31536000`;
@@ -876,7 +867,7 @@ export function changeStream(
       let last = service.changeCounter();
       // The page was rendered at `since`: what was written between its render and this stream is announced at once.
       if (since !== undefined && since !== last) send(`event: change\ndata: {"name":"write"}\n\n`);
-      const off = deps.events.on((event) => {
+      const off = deps.events.on((_ex, event) => {
         if (event.merchantId === merchantId) send(`event: change\ndata: ${JSON.stringify({ name: event.name })}\n\n`);
       });
       const poll = setInterval(() => {

@@ -91,11 +91,11 @@ function notFoundPage(): Response {
  * advanced_customization, and only those not marked `visible: false`.
  */
 export function hostedRoutes(deps: AppDeps) {
-  const { invoices, merchants, customers } = deps.services;
+  const { invoices, merchants } = deps.services;
 
-  const context = (row: InvoiceRow) => {
-    const merchant = merchants.get(row.merchant_id)!;
-    const record = invoices.record(row);
+  const context = async (row: InvoiceRow) => {
+    const merchant = (await merchants.get(row.merchant_id))!;
+    const record = await invoices.recordFor(row);
     const meta = parseJson<Record<string, unknown>>(row.meta, {});
     return {
       merchant,
@@ -125,11 +125,11 @@ export function hostedRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/hosted", tags: ["Hosted pages"] })
     .get(
       "/invoice/:id",
-      ({ params }) => {
-        const row = invoices.locate(params.id);
+      async ({ params }) => {
+        const row = await invoices.locate(params.id);
         if (!row) return notFoundPage();
-        invoices.markViewed(row.merchant_id, row.id);
-        const { merchant, record, meta, customFields, lineItems } = context(row);
+        await invoices.markViewed(row.merchant_id, row.id);
+        const { merchant, record, meta, customFields, lineItems } = await context(row);
         const c = record.customer;
         const view: InvoicePageView = {
           merchantName: merchant.name,
@@ -183,12 +183,12 @@ export function hostedRoutes(deps: AppDeps) {
     )
     .get(
       "/pay/:id",
-      ({ params }) => {
-        const row = invoices.locate(params.id);
+      async ({ params }) => {
+        const row = await invoices.locate(params.id);
         if (!row) return notFoundPage();
-        invoices.markViewed(row.merchant_id, row.id);
-        const { merchant, record, meta, customFields, lineItems } = context(row);
-        const customer = customers.get(row.merchant_id, row.customer_id);
+        await invoices.markViewed(row.merchant_id, row.id);
+        const { merchant, record, meta, customFields, lineItems } = await context(row);
+        const customer = record.customer;
         const view: PayPageView = {
           merchantName: merchant.name,
           invoiceId: row.id,

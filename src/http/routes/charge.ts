@@ -9,20 +9,20 @@ import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../../d
 import { ChargeBody } from "../../domain/schemas/charge";
 
 export function chargeRoutes(deps: AppDeps) {
-  const { transactions } = deps.services;
+  const { transactions, invoices } = deps.services;
   return new Elysia({ tags: ["Transactions"] }).use(merchantAuth(deps)).post(
     "/charge",
-    ({ merchant, body, headers, set, request }) => {
-      const result = runIdempotent(
+    async ({ merchant, body, headers, set, request }) => {
+      const result = await runIdempotent(
         deps.db,
         {
           merchantId: merchant.id,
           scope: "POST /charge",
           key: idempotencyKeyOf(headers, body),
           body,
-          now: deps.clock.timestamp(merchant.id),
+          now: await deps.clock.timestamp(merchant.id),
         },
-        () => {
+        async (tx) => {
           const total = parseTotalCents(body.total);
           // meta is kept exactly as sent (the schema normalizer would reshape a wrong type).
           const meta = rawBody(request).meta ?? {};
@@ -30,13 +30,10 @@ export function chargeRoutes(deps: AppDeps) {
           if ("error" in total) errors.total = [total.error];
           assertValid(errors);
           const totalCents = "cents" in total ? total.cents : 0;
-          if (
-            body.invoice_id !== undefined &&
-            !deps.db.query("SELECT 1 FROM invoices WHERE id = ? AND merchant_id = ?").get(body.invoice_id, merchant.id)
-          ) {
+          if (body.invoice_id !== undefined && !(await invoices.exists(tx, merchant.id, body.invoice_id))) {
             throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
           }
-          const { row, record } = transactions.charge(merchant.id, {
+          const { row, record } = await transactions.charge(tx, merchant.id, {
             paymentMethodId: body.payment_method_id,
             totalCents,
             preAuth: body.pre_auth ?? false,

@@ -43,7 +43,8 @@ export function assertWithinClockLimit(deps: AppDeps, merchantId: string, second
 
 /** `/_sandbox/clock`: read and advance the acting merchant's sandbox clock (loopback only). */
 export function clockRoutes(deps: AppDeps) {
-  const { clock, db, services } = deps;
+  const { clock, services } = deps;
+  const db = deps.sqlite;
 
   const state = (merchantId: string) => {
     const next = services.settlement.nextJobAt(merchantId);
@@ -68,7 +69,7 @@ export function clockRoutes(deps: AppDeps) {
 
   return new Elysia({ prefix: "/_sandbox/clock", tags: ["Sandbox control"] })
     .use(loopbackOnly(deps))
-    .get("", ({ headers }) => state(sandboxMerchant(deps, headers.authorization).id), {
+    .get("", async ({ headers }) => state((await sandboxMerchant(deps, headers.authorization)).id), {
       response: { 200: ClockState, 401: ErrorBody, 403: ErrorBody },
       detail: {
         summary: "The acting merchant's sandbox clock",
@@ -78,8 +79,8 @@ export function clockRoutes(deps: AppDeps) {
     })
     .post(
       "/advance",
-      ({ headers, body }) => {
-        const merchantId = sandboxMerchant(deps, headers.authorization).id;
+      async ({ headers, body }) => {
+        const merchantId = (await sandboxMerchant(deps, headers.authorization)).id;
         assertWithinClockLimit(deps, merchantId, body.seconds);
         const before = counts(merchantId);
         clock.advance(merchantId, body.seconds * 1000);

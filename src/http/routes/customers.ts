@@ -21,37 +21,42 @@ export function customerRoutes(deps: AppDeps) {
     .use(merchantAuth(deps))
     .get(
       "",
-      ({ merchant, query, request }) => customers.list(merchant.id, pageRequest(query), request.url, query.keywords),
+      async ({ merchant, query, request }) =>
+        customers.list(merchant.id, pageRequest(query), request.url, query.keywords),
       {
         query: t.Object({ ...PageQuery, keywords: t.Optional(t.String()) }),
         response: { 200: PageOf(CustomerRecord), ...AUTH_ERRORS },
         detail: { summary: "List customers (newest first; deleted ones left out)" },
       },
     )
-    .post("", ({ merchant, body }) => customers.create(merchant.id, body), {
+    .post("", async ({ merchant, body }) => customers.create(merchant.id, body), {
       body: CustomerBody,
       response: { 200: CustomerRecord, ...AUTH_ERRORS },
       detail: { summary: "Create a customer" },
     })
-    .get("/:id", ({ merchant, params }) => customers.record(merchant.id, params.id), {
+    .get("/:id", async ({ merchant, params }) => customers.record(merchant.id, params.id), {
       params: IdParams,
       response: { 200: CustomerRecord, ...NOT_FOUND },
       detail: { summary: "Get a customer (deleted ones too, with deleted_at set)" },
     })
-    .put("/:id", ({ merchant, params, body }) => customers.update(merchant.id, params.id, body), {
+    .put("/:id", async ({ merchant, params, body }) => customers.update(merchant.id, params.id, body), {
       params: IdParams,
       body: CustomerBody,
       response: { 200: CustomerRecord, ...NOT_FOUND },
       detail: { summary: "Update the given fields of a customer" },
     })
-    .delete("/:id", ({ merchant, params }) => customers.delete(merchant.id, params.id), {
+    .delete("/:id", async ({ merchant, params }) => customers.delete(merchant.id, params.id), {
       params: IdParams,
       response: { 200: CustomerRecord, ...NOT_FOUND },
       detail: { summary: "Soft-delete a customer" },
     })
-    .get("/:id/payment-method", ({ merchant, params }) => paymentMethods.listForCustomer(merchant.id, params.id), {
-      params: IdParams,
-      response: { 200: t.Array(PaymentMethodRecord), ...NOT_FOUND },
-      detail: { summary: "The customer's payment methods (deleted ones left out)" },
-    });
+    .get(
+      "/:id/payment-method",
+      async ({ merchant, params }) => paymentMethods.listForCustomer(merchant.id, params.id),
+      {
+        params: IdParams,
+        response: { 200: t.Array(PaymentMethodRecord), ...NOT_FOUND },
+        detail: { summary: "The customer's payment methods (deleted ones left out)" },
+      },
+    );
 }

@@ -26,7 +26,7 @@ export async function payInvoice(
   request: PayRequest,
 ): Promise<{ status: number; body: typeof InvoiceRecord.static; replayed: boolean }> {
   const { invoices } = deps.services;
-  const result = runIdempotent(
+  const result = await runIdempotent(
     deps.db,
     {
       merchantId: request.merchantId,
@@ -34,14 +34,17 @@ export async function payInvoice(
       key: idempotencyKeyOf(request.headers, undefined),
       // The invoice id is part of the request: the same key for another invoice is a conflict.
       body: { invoice_id: request.invoiceId, payment_method_id: request.paymentMethodId },
-      now: deps.clock.timestamp(request.merchantId),
+      now: await deps.clock.timestamp(request.merchantId),
     },
-    () => {
-      const { invoice, transaction } = invoices.pay(request.merchantId, request.invoiceId, request.paymentMethodId, {
-        source: request.source,
-        isMerchantPresent: request.isMerchantPresent,
-      });
-      const record = invoices.record(invoice);
+    async (tx) => {
+      const { invoice, transaction } = await invoices.pay(
+        tx,
+        request.merchantId,
+        request.invoiceId,
+        request.paymentMethodId,
+        { source: request.source, isMerchantPresent: request.isMerchantPresent },
+      );
+      const record = await invoices.record(tx, invoice);
       return transaction.success === 1
         ? { status: 200, body: record }
         : {

@@ -30,19 +30,19 @@ export function publicInvoiceRoutes(deps: AppDeps) {
     .use(tokenAuth(deps))
     .post(
       "/invoice",
-      ({ merchant, body, headers, set }) => {
-        const result = runIdempotent(
+      async ({ merchant, body, headers, set }) => {
+        const result = await runIdempotent(
           deps.db,
           {
             merchantId: merchant.id,
             scope: "POST /webpayment/invoice",
             key: idempotencyKeyOf(headers, undefined),
             body,
-            now: deps.clock.timestamp(merchant.id),
+            now: await deps.clock.timestamp(merchant.id),
           },
-          () => {
-            const row = invoices.createPublic(merchant.id, body, settingsOf(merchant), deps.publicUrl);
-            return { status: 200, body: invoices.record(row) };
+          async (tx) => {
+            const row = await invoices.createPublic(tx, merchant.id, body, settingsOf(merchant), deps.publicUrl);
+            return { status: 200, body: await invoices.record(tx, row) };
           },
         );
         set.status = result.status;

@@ -30,7 +30,7 @@ export function invoiceRoutes(deps: AppDeps) {
     .use(merchantAuth(deps))
     .get(
       "",
-      ({ merchant, query, request }) =>
+      async ({ merchant, query, request }) =>
         invoices.list(
           merchant.id,
           { status: query.status, customerId: query.customer_id, startDate: query.startDate, endDate: query.endDate },
@@ -45,20 +45,22 @@ export function invoiceRoutes(deps: AppDeps) {
     )
     .post(
       "",
-      ({ merchant, body, headers, set }) => {
-        const result = runIdempotent(
+      async ({ merchant, body, headers, set }) => {
+        const result = await runIdempotent(
           deps.db,
           {
             merchantId: merchant.id,
             scope: "POST /invoice",
             key: idempotencyKeyOf(headers, undefined),
             body,
-            now: deps.clock.timestamp(merchant.id),
+            now: await deps.clock.timestamp(merchant.id),
           },
-          () => ({
+          async (tx) => ({
             status: 200,
-            body: invoices.record(
-              invoices.createForMerchant(
+            body: await invoices.record(
+              tx,
+              await invoices.createForMerchant(
+                tx,
                 merchant.id,
                 body,
                 deps.publicUrl,
@@ -79,12 +81,12 @@ export function invoiceRoutes(deps: AppDeps) {
         detail: { summary: "Create an invoice for a customer (status DRAFT)" },
       },
     )
-    .get("/:id", ({ merchant, params }) => invoices.recordOf(merchant.id, params.id), {
+    .get("/:id", async ({ merchant, params }) => invoices.show(merchant.id, params.id), {
       params: InvoiceIdParams,
       response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get an invoice with its customer and transactions" },
     })
-    .delete("/:id", ({ merchant, params }) => invoices.delete(merchant.id, params.id), {
+    .delete("/:id", async ({ merchant, params }) => invoices.delete(merchant.id, params.id), {
       params: InvoiceIdParams,
       response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: {

@@ -80,7 +80,7 @@ const smsRecord = (row: SmsRow): typeof SmsRecord.static => ({
  * any merchant, so a link to it can be opened as is.
  */
 export function outboxRoutes(deps: AppDeps) {
-  const { db } = deps;
+  const db = deps.sqlite;
   const ToQuery = t.Object({
     ...PageQuery,
     to: t.Optional(t.String({ description: "Only messages to this recipient" })),
@@ -96,8 +96,8 @@ export function outboxRoutes(deps: AppDeps) {
     .use(loopbackOnly(deps))
     .get(
       "/emails",
-      ({ headers, query, request }) => {
-        const merchant = sandboxMerchant(deps, headers.authorization);
+      async ({ headers, query, request }) => {
+        const merchant = await sandboxMerchant(deps, headers.authorization);
         const page = pageRequest(query);
         const { clause, params } = filterOf("to_address", merchant.id, query.to);
         const total = db
@@ -123,7 +123,7 @@ export function outboxRoutes(deps: AppDeps) {
     )
     .get(
       "/emails/:id",
-      ({ headers, params, set }) => {
+      async ({ headers, params, set }) => {
         // ":id" may be "latest", and ".html" / ".eml" pick the HTML part or the raw message.
         const match = /^(.*?)(\.html|\.eml)?$/.exec(params.id)!;
         const [, id, format] = match as unknown as [string, string, string | undefined];
@@ -133,11 +133,14 @@ export function outboxRoutes(deps: AppDeps) {
                 .query<EmailRow, [string]>(
                   "SELECT * FROM emails WHERE merchant_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
                 )
-                .get(sandboxMerchant(deps, headers.authorization).id)
+                .get((await sandboxMerchant(deps, headers.authorization)).id)
             : db.query<EmailRow, [string]>("SELECT * FROM emails WHERE id = ?").get(id);
         // With an API key the lookup is that merchant's, like every record; without one, an id
         // (an unguessable UUID on a loopback-only route) opens as is, so links work when pasted.
-        if (!row || (headers.authorization && row.merchant_id !== sandboxMerchant(deps, headers.authorization).id)) {
+        if (
+          !row ||
+          (headers.authorization && row.merchant_id !== (await sandboxMerchant(deps, headers.authorization)).id)
+        ) {
           throw notFound("E-mail");
         }
         if (format === ".html") {
@@ -174,8 +177,8 @@ export function outboxRoutes(deps: AppDeps) {
     )
     .get(
       "/sms",
-      ({ headers, query, request }) => {
-        const merchant = sandboxMerchant(deps, headers.authorization);
+      async ({ headers, query, request }) => {
+        const merchant = await sandboxMerchant(deps, headers.authorization);
         const page = pageRequest(query);
         const { clause, params } = filterOf("to_phone", merchant.id, query.to);
         const total = db

@@ -13,19 +13,19 @@ export function paymentMethodRoutes(deps: AppDeps) {
     .use(merchantAuth(deps))
     .post(
       "",
-      ({ merchant, body, headers, set }) => {
+      async ({ merchant, body, headers, set }) => {
         const { idempotency_id: _key, ...input } = body;
-        const result = runIdempotent(
+        const result = await runIdempotent(
           deps.db,
           {
             merchantId: merchant.id,
             scope: "POST /payment-method",
             key: idempotencyKeyOf(headers, body),
             body: input,
-            now: deps.clock.timestamp(merchant.id),
+            now: await deps.clock.timestamp(merchant.id),
           },
           // The same service as tokenize: the same rules, test cards and fingerprint-only storage.
-          () => ({ status: 200, body: paymentMethods.record(paymentMethods.tokenize(merchant, input)) }),
+          async (tx) => ({ status: 200, body: await paymentMethods.create(tx, merchant, input) }),
         );
         set.status = result.status;
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
@@ -46,12 +46,12 @@ export function paymentMethodRoutes(deps: AppDeps) {
         },
       },
     )
-    .get("/:id", ({ merchant, params }) => paymentMethods.record(paymentMethods.get(merchant.id, params.id)), {
+    .get("/:id", async ({ merchant, params }) => paymentMethods.show(merchant.id, params.id), {
       params: IdParams,
       response: { 200: PaymentMethodRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get a payment method (brand, last four, expiry; never the number)" },
     })
-    .delete("/:id", ({ merchant, params }) => paymentMethods.delete(merchant.id, params.id), {
+    .delete("/:id", async ({ merchant, params }) => paymentMethods.delete(merchant.id, params.id), {
       params: IdParams,
       response: { 200: PaymentMethodRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Soft-delete a payment method: it can no longer be charged" },

@@ -30,7 +30,7 @@ export function receiptRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/receipt-sms",
-      ({ merchant, params, body }) => receipts.smsTransaction(merchant.id, params.id, body?.phone),
+      async ({ merchant, params, body }) => receipts.smsTransaction(merchant.id, params.id, body?.phone),
       {
         params: IdParams,
         body: t.Optional(t.Object({ phone: t.Optional(t.String({ description: "Default: the customer's phone" })) })),

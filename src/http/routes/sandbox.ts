@@ -20,7 +20,7 @@ export function loopbackOnly(deps: AppDeps) {
 }
 
 /** The merchant a sandbox control acts on: the one whose API key is sent, else the default merchant. */
-export function sandboxMerchant(deps: AppDeps, authorization: string | undefined) {
+export async function sandboxMerchant(deps: AppDeps, authorization: string | undefined) {
   return authorization
     ? deps.services.merchants.authenticateApiKey(authorization)
     : deps.services.merchants.getDefault();
@@ -65,12 +65,12 @@ export function sandboxRoutes(deps: AppDeps) {
     .use(loopbackOnly(deps))
     .post(
       "/merchants",
-      ({ body }) => {
+      async ({ body }) => {
         // Bounded: every merchant is a row the dashboard lists and a key lookups may hit (docs/security.md).
-        if (merchants.countCreated() >= deps.config.maxMerchants)
+        if ((await merchants.countCreated()) >= deps.config.maxMerchants)
           throw new ApiError("invalid_state", SANDBOX_MESSAGES.merchantCap(deps.config.maxMerchants));
         return merchantRecord(
-          merchants.create({ name: body?.name ?? "Test Merchant", email: body?.email, settings: body?.settings }),
+          await merchants.create({ name: body?.name ?? "Test Merchant", email: body?.email, settings: body?.settings }),
         );
       },
       {
@@ -89,14 +89,14 @@ export function sandboxRoutes(deps: AppDeps) {
         },
       },
     )
-    .get("/merchants", () => merchants.list().map(merchantRecord), {
+    .get("/merchants", async () => (await merchants.list()).map(merchantRecord), {
       response: { 200: t.Array(MerchantRecord), 403: ErrorBody },
       detail: { summary: "List merchants" },
     })
     .delete(
       "/merchants/:id",
-      ({ params }) => {
-        const merchant = merchants.get(params.id);
+      async ({ params }) => {
+        const merchant = await merchants.get(params.id);
         if (!merchant) throw notFound("Merchant");
         if (merchant.is_default) throw new ApiError("invalid_state", SANDBOX_MESSAGES.defaultMerchant);
         deleteMerchant(deps, merchant.id);
@@ -113,15 +113,19 @@ export function sandboxRoutes(deps: AppDeps) {
         detail: { summary: "Delete a merchant a test made, with every record of it (not the default merchant)" },
       },
     )
-    .put("/merchants/:id/settings", ({ params, body }) => merchantRecord(merchants.updateSettings(params.id, body)), {
-      params: t.Object({ id: t.String() }),
-      body: Settings,
-      response: { 200: MerchantRecord, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
-      detail: { summary: "Change a merchant's settings" },
-    })
+    .put(
+      "/merchants/:id/settings",
+      async ({ params, body }) => merchantRecord(await merchants.updateSettings(params.id, body)),
+      {
+        params: t.Object({ id: t.String() }),
+        body: Settings,
+        response: { 200: MerchantRecord, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+        detail: { summary: "Change a merchant's settings" },
+      },
+    )
     .post(
       "/merchants/:id/regenerate-keys",
-      ({ params, body }) => merchantRecord(merchants.regenerateKeys(params.id, body?.keys)),
+      async ({ params, body }) => merchantRecord(await merchants.regenerateKeys(params.id, body?.keys)),
       {
         params: t.Object({ id: t.String() }),
         body: t.Optional(
@@ -154,8 +158,8 @@ export function sandboxRoutes(deps: AppDeps) {
     })
     .post(
       "/reset",
-      ({ headers }) => {
-        const merchant = sandboxMerchant(deps, headers.authorization);
+      async ({ headers }) => {
+        const merchant = await sandboxMerchant(deps, headers.authorization);
         const deleted = resetMerchant(deps, merchant.id);
         deps.clock.resetToRealTime(merchant.id);
         return { deleted };
@@ -175,7 +179,7 @@ export function sandboxRoutes(deps: AppDeps) {
  * added by later migrations are covered without a list to keep up to date.
  */
 export function resetMerchant(deps: AppDeps, merchantId: string): Record<string, number> {
-  const { db } = deps;
+  const db = deps.sqlite;
   const tables = db
     .query<{ name: string }, []>(
       "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT IN ('merchants', 'schema_migrations') AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'merchant_id')",
@@ -195,9 +199,9 @@ export function resetMerchant(deps: AppDeps, merchantId: string): Record<string,
 
 /** Deletes a merchant and every row of it (POST /_sandbox/merchants made it; the default merchant stays). */
 export function deleteMerchant(deps: AppDeps, merchantId: string): void {
-  deps.db.transaction(() => {
+  deps.sqlite.transaction(() => {
     resetMerchant(deps, merchantId);
-    deps.db.query("DELETE FROM merchants WHERE id = ? AND is_default = 0").run(merchantId);
+    deps.sqlite.query("DELETE FROM merchants WHERE id = ? AND is_default = 0").run(merchantId);
   })();
   deps.clock.forget(merchantId);
   // Its keys must stop working at once: the authentication cache may hold them.

@@ -60,7 +60,7 @@ export function transactionRoutes(deps: AppDeps) {
     .use(merchantAuth(deps))
     .get(
       "",
-      ({ merchant, query, request }) =>
+      async ({ merchant, query, request }) =>
         transactions.list(
           merchant.id,
           {
@@ -82,15 +82,15 @@ export function transactionRoutes(deps: AppDeps) {
         detail: { summary: "List transactions, newest first; captures, voids and refunds appear under their parent" },
       },
     )
-    .get("/:id", ({ merchant, params }) => transactions.recordOf(merchant.id, params.id), {
+    .get("/:id", async ({ merchant, params }) => transactions.show(merchant.id, params.id), {
       params: t.Object({ id: t.String() }),
       response: { 200: TransactionRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get a transaction with its children" },
     })
     .post(
       "/:id/capture",
-      ({ merchant, params, body, headers, set }) => {
-        const result = operate(merchant.id, "capture", params.id, body, headers);
+      async ({ merchant, params, body, headers, set }) => {
+        const result = await operate(merchant.id, "capture", params.id, body, headers);
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
         return result.body;
       },
@@ -108,8 +108,8 @@ export function transactionRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/void",
-      ({ merchant, params, body, headers, set }) => {
-        const result = operate(merchant.id, "void", params.id, body, headers);
+      async ({ merchant, params, body, headers, set }) => {
+        const result = await operate(merchant.id, "void", params.id, body, headers);
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
         return result.body;
       },
@@ -127,8 +127,8 @@ export function transactionRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/refund",
-      ({ merchant, params, body, headers, set }) => {
-        const result = operate(merchant.id, "refund", params.id, body, headers);
+      async ({ merchant, params, body, headers, set }) => {
+        const result = await operate(merchant.id, "refund", params.id, body, headers);
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
         return result.body;
       },
@@ -146,8 +146,8 @@ export function transactionRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/void-or-refund",
-      ({ merchant, params, body, headers, set }) => {
-        const result = operate(merchant.id, "void-or-refund", params.id, body, headers);
+      async ({ merchant, params, body, headers, set }) => {
+        const result = await operate(merchant.id, "void-or-refund", params.id, body, headers);
         if (result.replayed) set.headers["idempotent-replayed"] = "true";
         return result.body;
       },
@@ -164,38 +164,30 @@ export function transactionRoutes(deps: AppDeps) {
     );
 
   /** Runs one money operation in one immediate transaction, replayable with an Idempotency-Key. */
-  function operate(
+  async function operate(
     merchantId: string,
     action: MoneyRoute,
     id: string,
     body: { total?: number | string; idempotency_id?: string } | null | undefined,
     headers: Record<string, string | undefined>,
-  ): { body: Transaction; replayed: boolean } {
-    const result = runIdempotent(
+  ): Promise<{ body: Transaction; replayed: boolean }> {
+    const result = await runIdempotent(
       deps.db,
       {
         merchantId,
         scope: `POST /transaction/${id}/${action}`,
         key: idempotencyKeyOf(headers, body),
         body: body ?? {},
-        now: deps.clock.timestamp(merchantId),
+        now: await deps.clock.timestamp(merchantId),
       },
-      () => {
+      async (tx) => {
         let cents: number | undefined;
         if (body?.total !== undefined) {
           const parsed = parseTotalCents(body.total);
           if ("error" in parsed) throw new ValidationFailed({ total: [parsed.error] });
           cents = parsed.cents;
         }
-        const row =
-          action === "capture"
-            ? transactions.capture(merchantId, id, cents)
-            : action === "void"
-              ? transactions.void(merchantId, id, cents)
-              : action === "refund"
-                ? transactions.refund(merchantId, id, cents)
-                : transactions.voidOrRefund(merchantId, id, cents);
-        return { status: 200, body: transactions.record(row) };
+        return { status: 200, body: await transactions.operateIn(tx, merchantId, id, action, cents) };
       },
     );
     return { body: result.body as Transaction, replayed: result.replayed };

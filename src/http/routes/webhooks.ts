@@ -87,8 +87,8 @@ export function webhookSandboxRoutes(deps: AppDeps) {
     .use(loopbackOnly(deps))
     .get(
       "",
-      ({ headers, query, request }) => {
-        const merchant = sandboxMerchant(deps, headers.authorization);
+      async ({ headers, query, request }) => {
+        const merchant = await sandboxMerchant(deps, headers.authorization);
         const filters = {
           webhookId: query.webhook_id,
           status: query.status,
@@ -105,7 +105,8 @@ export function webhookSandboxRoutes(deps: AppDeps) {
     )
     .get(
       "/:id",
-      ({ headers, params }) => webhooks.delivery(sandboxMerchant(deps, headers.authorization).id, params.id),
+      async ({ headers, params }) =>
+        webhooks.delivery((await sandboxMerchant(deps, headers.authorization)).id, params.id),
       {
         params: IdParams,
         response: { 200: DeliveryRecord, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
@@ -114,7 +115,8 @@ export function webhookSandboxRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/redeliver",
-      ({ headers, params }) => webhooks.redeliver(sandboxMerchant(deps, headers.authorization).id, params.id),
+      async ({ headers, params }) =>
+        webhooks.redeliver((await sandboxMerchant(deps, headers.authorization)).id, params.id),
       {
         params: IdParams,
         response: { 200: DeliveryRecord, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },

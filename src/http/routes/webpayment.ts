@@ -47,19 +47,19 @@ export function webpaymentRoutes(deps: AppDeps) {
   const { paymentMethods } = deps.services;
   return new Elysia({ prefix: "/webpayment/:token", tags: ["Web payments (public)"] }).use(tokenAuth(deps)).post(
     "/tokenize",
-    ({ merchant, body, headers, set }) => {
-      const result = runIdempotent(
+    async ({ merchant, body, headers, set }) => {
+      const result = await runIdempotent(
         deps.db,
         {
           merchantId: merchant.id,
           scope: "POST /webpayment/tokenize",
           key: idempotencyKeyOf(headers, undefined),
           body,
-          now: deps.clock.timestamp(merchant.id),
+          now: await deps.clock.timestamp(merchant.id),
         },
-        () => ({
+        async (tx) => ({
           status: 200,
-          body: withSentCustomerFields(paymentMethods.record(paymentMethods.tokenize(merchant, body)), body),
+          body: withSentCustomerFields(await paymentMethods.create(tx, merchant, body), body),
         }),
       );
       set.status = result.status;

@@ -18,7 +18,8 @@ import {
 } from "./receipt";
 import { MESSAGES } from "../../../packages/rules/messages";
 import { validateCustomerFields } from "../../../packages/rules/validation";
-import type { Database } from "bun:sqlite";
+import type { Database, Executor } from "../../storage/database";
+import { latestOfInvoice, stampReceipt } from "../../storage/repositories/transactions";
 import type { Services } from "..";
 import type { Mailer } from "./mailer";
 import type { Logger } from "../../lib/logger";
@@ -51,20 +52,20 @@ export interface ReceiptDeps {
   publicUrl: string;
   log: Logger;
   clock: SandboxClock;
-  events: EventBus;
+  events: EventBus<Executor>;
 }
 
 export class ReceiptService {
   constructor(private readonly deps: ReceiptDeps) {}
 
-  private merchant(merchantId: string): MerchantRow {
-    return this.deps.services.merchants.get(merchantId)!;
+  private async merchant(merchantId: string): Promise<MerchantRow> {
+    return (await this.deps.services.merchants.get(merchantId))!;
   }
 
   /** What a receipt for this transaction (and its invoice, if any) shows. */
-  view(merchant: MerchantRow, txn: TransactionRow, invoice: InvoiceRow | null): ReceiptView {
+  async view(merchant: MerchantRow, txn: TransactionRow, invoice: InvoiceRow | null): Promise<ReceiptView> {
     const { paymentMethods } = this.deps.services;
-    const pm = paymentMethods.get(merchant.id, txn.payment_method_id);
+    const pm = await paymentMethods.get(this.deps.db, merchant.id, txn.payment_method_id);
     const success = txn.success === 1;
     // The invoice's details (line items, memo, ...) when there is one, else the transaction's own meta.
     const meta = parseJson<Record<string, unknown>>(invoice?.meta ?? txn.meta, {});
@@ -131,21 +132,17 @@ export class ReceiptService {
    */
   async afterInvoicePayment(merchantId: string, invoiceId: string): Promise<EmailRow | null> {
     try {
-      const invoice = this.deps.services.invoices.find(merchantId, invoiceId);
+      const invoice = await this.deps.services.invoices.find(this.deps.db, merchantId, invoiceId);
       const to = invoice ? receiptAddress(invoice) : null;
       if (!invoice || !to) return null;
-      const txn = this.deps.db
-        .query<TransactionRow, [string, string]>(
-          "SELECT * FROM transactions WHERE invoice_id = ? AND merchant_id = ? AND parent_id IS NULL ORDER BY rowid DESC LIMIT 1",
-        )
-        .get(invoiceId, merchantId);
+      const txn = await latestOfInvoice(this.deps.db, merchantId, invoiceId);
       if (!txn) return null;
-      const merchant = this.merchant(merchantId);
+      const merchant = await this.merchant(merchantId);
       // receipt_send_declined off: a declined attempt e-mails nobody.
       if (txn.success !== 1 && !settingsOf(merchant).receipt_send_declined) return null;
-      const view = this.view(merchant, txn, invoice);
+      const view = await this.view(merchant, txn, invoice);
       const row = await this.email(merchant, to, view, view.success ? "receipt" : "receipt_failed");
-      this.deps.services.invoices.markSent(merchantId, invoiceId);
+      await this.deps.services.invoices.markSent(merchantId, invoiceId);
       return row;
     } catch (error) {
       this.deps.log.error(`receipt for invoice ${invoiceId} failed: ${(error as Error)?.stack ?? String(error)}`);
@@ -153,60 +150,57 @@ export class ReceiptService {
     }
   }
 
-  private transactionContext(merchantId: string, transactionId: string) {
+  private async transactionContext(merchantId: string, transactionId: string) {
     const { transactions, invoices, customers } = this.deps.services;
-    const txn = transactions.get(merchantId, transactionId);
-    const parent = txn.parent_id ? transactions.find(merchantId, txn.parent_id) : null;
+    const { db } = this.deps;
+    const txn = await transactions.get(db, merchantId, transactionId);
+    const parent = txn.parent_id ? await transactions.find(db, merchantId, txn.parent_id) : null;
     const invoiceId = txn.invoice_id ?? parent?.invoice_id ?? null;
-    const invoice = invoiceId ? invoices.find(merchantId, invoiceId) : null;
-    const customer = customers.get(merchantId, txn.customer_id);
-    return { txn, invoice, customer, merchant: this.merchant(merchantId) };
+    const invoice = invoiceId ? await invoices.find(db, merchantId, invoiceId) : null;
+    const customer = await customers.get(db, merchantId, txn.customer_id);
+    return { txn, invoice, customer, merchant: await this.merchant(merchantId) };
   }
 
   /** POST /transaction/{id}/receipt-email: to `email`, else the invoice's, else the customer's. */
   async emailTransaction(merchantId: string, transactionId: string, email?: string) {
-    const { txn, invoice, customer, merchant } = this.transactionContext(merchantId, transactionId);
+    const { txn, invoice, customer, merchant } = await this.transactionContext(merchantId, transactionId);
     const to = (email ?? "").trim() || invoice?.email || customer.email;
     if (!to) throw new ValidationFailed({ email: [MESSAGES.required("email")] });
     const errors = validateCustomerFields({ email: to }, { requireNames: false, requireContact: false });
     if (errors.email) throw new ValidationFailed(errors);
-    const view = this.view(merchant, txn, invoice);
+    const view = await this.view(merchant, txn, invoice);
     await this.email(merchant, to, view, "transaction_receipt");
     return this.stamp(merchantId, transactionId, "receipt_email_at");
   }
 
   /** POST /transaction/{id}/receipt-sms: to `phone`, else the customer's. */
-  smsTransaction(merchantId: string, transactionId: string, phone?: string) {
-    const { txn, invoice, customer, merchant } = this.transactionContext(merchantId, transactionId);
+  async smsTransaction(merchantId: string, transactionId: string, phone?: string) {
+    const { txn, invoice, customer, merchant } = await this.transactionContext(merchantId, transactionId);
     const to = (phone ?? "").trim() || customer.phone;
     if (!to) throw new ValidationFailed({ phone: [MESSAGES.required("phone")] });
     const errors = validateCustomerFields({ phone: to }, { requireNames: false, requireContact: false });
     if (errors.phone) throw new ValidationFailed(errors);
-    const body = renderSms(this.view(merchant, txn, invoice));
+    const body = renderSms(await this.view(merchant, txn, invoice));
     return this.stamp(merchantId, transactionId, "receipt_sms_at", () =>
       this.deps.mailer.sendSms({ merchantId, to, body, transactionId }),
     );
   }
 
-  /** Sets receipt_email_at / receipt_sms_at and emits update_transaction, in one transaction. */
+  /** Sets receipt_email_at / receipt_sms_at and emits update_transaction, in one unit of work. */
   private stamp(
     merchantId: string,
     transactionId: string,
     column: "receipt_email_at" | "receipt_sms_at",
-    alongside: () => void = () => {},
+    alongside: () => unknown = () => {},
   ) {
     const { transactions } = this.deps.services;
-    return this.deps.db
-      .transaction(() => {
-        alongside();
-        const now = this.deps.clock.timestamp(merchantId);
-        this.deps.db
-          .query(`UPDATE transactions SET ${column} = ?, updated_at = ? WHERE id = ? AND merchant_id = ?`)
-          .run(now, now, transactionId, merchantId);
-        const record = transactions.recordOf(merchantId, transactionId);
-        this.deps.events.emit({ merchantId, name: "update_transaction", record });
-        return record;
-      })
-      .immediate();
+    return this.deps.db.transaction(async (tx) => {
+      await alongside();
+      const now = await this.deps.clock.timestamp(merchantId);
+      await stampReceipt(tx, merchantId, transactionId, column, now);
+      const record = await transactions.recordOf(tx, merchantId, transactionId);
+      await this.deps.events.emit(tx, { merchantId, name: "update_transaction", record });
+      return record;
+    });
   }
 }

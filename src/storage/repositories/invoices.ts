@@ -1,0 +1,167 @@
+import type { InvoiceStatus } from "../../domain/schemas/invoices";
+import { sql, type Executor, type Sql } from "../database";
+import { insertionOrder } from "./order";
+
+export interface InvoiceRow {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  payment_method_id: string | null;
+  status: InvoiceStatus;
+  total_cents: number;
+  total_paid_cents: number;
+  is_partial_payment_enabled: number;
+  is_webpayment: number;
+  is_merchant_present: number | null;
+  payment_attempt_failed: number;
+  payment_attempt_message: string;
+  send_receipt: number;
+  email: string | null;
+  meta: string;
+  url: string;
+  schedule_id: string | null;
+  created_at: string;
+  updated_at: string;
+  invoice_date_at: string;
+  paid_at: string | null;
+  due_at: string | null;
+  sent_at: string | null;
+  viewed_at: string | null;
+  deleted_at: string | null;
+}
+
+export interface InvoiceFilters {
+  status?: string;
+  customerId?: string;
+  startDate?: string;
+  endDate?: string;
+}
+
+export function findInvoice(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow | undefined> {
+  return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id} AND merchant_id = ${merchantId}`);
+}
+
+/** An invoice of any merchant by id (the hosted pages, where the unguessable id is the capability). */
+export function locateInvoice(ex: Executor, id: string): Promise<InvoiceRow | undefined> {
+  return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id}`);
+}
+
+export async function listInvoices(
+  ex: Executor,
+  merchantId: string,
+  filters: InvoiceFilters,
+  page: { limit: number; offset: number },
+): Promise<{ rows: InvoiceRow[]; total: number }> {
+  const where: Sql[] = [sql`merchant_id = ${merchantId}`];
+  if (filters.status) where.push(sql`status = ${filters.status.toUpperCase()}`);
+  if (filters.customerId) where.push(sql`customer_id = ${filters.customerId}`);
+  if (filters.startDate) {
+    where.push(
+      sql`created_at >= ${filters.startDate.length === 10 ? `${filters.startDate} 00:00:00` : filters.startDate}`,
+    );
+  }
+  if (filters.endDate) {
+    where.push(sql`created_at <= ${filters.endDate.length === 10 ? `${filters.endDate} 23:59:59` : filters.endDate}`);
+  }
+  const clause = sql.join(where, " AND ");
+  const total = (await ex.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM invoices WHERE ${clause}`))!.n;
+  const rows = await ex.all<InvoiceRow>(
+    sql`SELECT * FROM invoices WHERE ${clause}
+        ORDER BY created_at DESC, ${insertionOrder(ex)} DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+  );
+  return { rows, total };
+}
+
+export type NewInvoice = Pick<
+  InvoiceRow,
+  | "id"
+  | "merchant_id"
+  | "customer_id"
+  | "payment_method_id"
+  | "total_cents"
+  | "is_partial_payment_enabled"
+  | "is_webpayment"
+  | "is_merchant_present"
+  | "send_receipt"
+  | "email"
+  | "meta"
+  | "url"
+  | "created_at"
+  | "updated_at"
+  | "invoice_date_at"
+  | "due_at"
+>;
+
+export async function insertInvoice(ex: Executor, v: NewInvoice): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO invoices (id, merchant_id, customer_id, payment_method_id, status, total_cents,
+          is_partial_payment_enabled, is_webpayment, is_merchant_present, send_receipt, email, meta, url, created_at,
+          updated_at, invoice_date_at, due_at)
+        VALUES (${v.id}, ${v.merchant_id}, ${v.customer_id}, ${v.payment_method_id}, 'DRAFT', ${v.total_cents},
+          ${v.is_partial_payment_enabled}, ${v.is_webpayment}, ${v.is_merchant_present}, ${v.send_receipt}, ${v.email},
+          ${v.meta}, ${v.url}, ${v.created_at}, ${v.updated_at}, ${v.invoice_date_at}, ${v.due_at})`,
+  );
+}
+
+/** The columns InvoiceService.sync may change. */
+export type InvoiceSyncColumns = Partial<
+  Pick<
+    InvoiceRow,
+    | "status"
+    | "total_paid_cents"
+    | "paid_at"
+    | "payment_method_id"
+    | "payment_attempt_failed"
+    | "payment_attempt_message"
+    | "updated_at"
+  >
+>;
+const SYNC_COLUMNS = [
+  "status",
+  "total_paid_cents",
+  "paid_at",
+  "payment_method_id",
+  "payment_attempt_failed",
+  "payment_attempt_message",
+  "updated_at",
+] as const;
+
+/** Writes the given columns of an invoice (only those named in InvoiceSyncColumns). */
+export async function updateInvoiceColumns(ex: Executor, id: string, next: InvoiceSyncColumns): Promise<void> {
+  const sets = SYNC_COLUMNS.filter((column) => column in next).map(
+    (column) => sql`${sql.raw(column)} = ${next[column] ?? null}`,
+  );
+  if (sets.length === 0) return;
+  await ex.run(sql`UPDATE invoices SET ${sql.join(sets)} WHERE id = ${id}`);
+}
+
+export async function setInvoicePaymentMethod(
+  ex: Executor,
+  id: string,
+  paymentMethodId: string,
+  email: string | null,
+  now: string,
+): Promise<void> {
+  await ex.run(
+    sql`UPDATE invoices SET payment_method_id = ${paymentMethodId}, email = ${email}, updated_at = ${now} WHERE id = ${id}`,
+  );
+}
+
+export async function softDeleteInvoice(ex: Executor, id: string, now: string): Promise<void> {
+  await ex.run(sql`UPDATE invoices SET status = 'DELETED', deleted_at = ${now}, updated_at = ${now} WHERE id = ${id}`);
+}
+
+/** Sets sent_at or viewed_at the first time only. */
+export async function markInvoice(
+  ex: Executor,
+  merchantId: string,
+  id: string,
+  column: "sent_at" | "viewed_at",
+  now: string,
+): Promise<void> {
+  const query =
+    column === "sent_at"
+      ? sql`UPDATE invoices SET sent_at = COALESCE(sent_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`
+      : sql`UPDATE invoices SET viewed_at = COALESCE(viewed_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`;
+  await ex.run(query);
+}

@@ -1,0 +1,104 @@
+import { sql, type Executor } from "../database";
+import { insertionOrder } from "./order";
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  email: string;
+  web_payments_token: string;
+  web_payments_token_hash: string;
+  api_key: string;
+  api_key_hash: string;
+  webhook_secret: string;
+  avs_zip: number;
+  avs_street: number;
+  advanced_customization: number;
+  ach_settlement_days: number;
+  /** JSON array of MerchantCustomField (src/services/merchant-options.ts). */
+  custom_fields: string;
+  /** JSON object of ReceiptOptions. */
+  receipt_options: string;
+  clock_offset_ms: number;
+  is_default: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function findMerchant(ex: Executor, id: string): Promise<MerchantRow | undefined> {
+  return ex.get<MerchantRow>(sql`SELECT * FROM merchants WHERE id = ${id}`);
+}
+
+export function findMerchantByApiKeyHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {
+  return ex.get<MerchantRow>(sql`SELECT * FROM merchants WHERE api_key_hash = ${hash}`);
+}
+
+export function findMerchantByTokenHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {
+  return ex.get<MerchantRow>(sql`SELECT * FROM merchants WHERE web_payments_token_hash = ${hash}`);
+}
+
+export function findDefaultMerchant(ex: Executor): Promise<MerchantRow | undefined> {
+  return ex.get<MerchantRow>(sql`SELECT * FROM merchants WHERE is_default = 1`);
+}
+
+/** Merchants besides the default one. */
+export async function countCreatedMerchants(ex: Executor): Promise<number> {
+  return (await ex.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM merchants WHERE is_default = 0`))!.n;
+}
+
+export function listMerchants(ex: Executor): Promise<MerchantRow[]> {
+  return ex.all<MerchantRow>(sql`SELECT * FROM merchants ORDER BY created_at, ${insertionOrder(ex)}`);
+}
+
+export type NewMerchant = Omit<MerchantRow, "clock_offset_ms">;
+
+/** Throws UniqueViolation when a key or token is already used. */
+export async function insertMerchant(ex: Executor, m: NewMerchant): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO merchants (id, name, email, web_payments_token, web_payments_token_hash, api_key, api_key_hash,
+          webhook_secret, avs_zip, avs_street, advanced_customization, ach_settlement_days, custom_fields,
+          receipt_options, is_default, created_at, updated_at)
+        VALUES (${m.id}, ${m.name}, ${m.email}, ${m.web_payments_token}, ${m.web_payments_token_hash}, ${m.api_key},
+          ${m.api_key_hash}, ${m.webhook_secret}, ${m.avs_zip}, ${m.avs_street}, ${m.advanced_customization},
+          ${m.ach_settlement_days}, ${m.custom_fields}, ${m.receipt_options}, ${m.is_default}, ${m.created_at},
+          ${m.updated_at})`,
+  );
+}
+
+export type MerchantSettingsColumns = Pick<
+  MerchantRow,
+  "avs_zip" | "avs_street" | "advanced_customization" | "ach_settlement_days" | "custom_fields" | "receipt_options"
+>;
+
+export async function updateMerchantSettings(
+  ex: Executor,
+  id: string,
+  s: MerchantSettingsColumns,
+  updatedAt: string,
+): Promise<void> {
+  await ex.run(
+    sql`UPDATE merchants SET avs_zip = ${s.avs_zip}, avs_street = ${s.avs_street},
+          advanced_customization = ${s.advanced_customization}, ach_settlement_days = ${s.ach_settlement_days},
+          custom_fields = ${s.custom_fields}, receipt_options = ${s.receipt_options}, updated_at = ${updatedAt}
+        WHERE id = ${id}`,
+  );
+}
+
+export type MerchantKeyColumns = Pick<
+  MerchantRow,
+  "api_key" | "api_key_hash" | "web_payments_token" | "web_payments_token_hash" | "webhook_secret"
+>;
+
+/** Throws UniqueViolation when a key or token is already used by another merchant. */
+export async function updateMerchantKeys(
+  ex: Executor,
+  id: string,
+  k: MerchantKeyColumns,
+  updatedAt: string,
+): Promise<void> {
+  await ex.run(
+    sql`UPDATE merchants SET api_key = ${k.api_key}, api_key_hash = ${k.api_key_hash},
+          web_payments_token = ${k.web_payments_token}, web_payments_token_hash = ${k.web_payments_token_hash},
+          webhook_secret = ${k.webhook_secret}, updated_at = ${updatedAt}
+        WHERE id = ${id}`,
+  );
+}

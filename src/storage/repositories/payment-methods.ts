@@ -1,0 +1,78 @@
+import type { CardBrand } from "../../../packages/rules/card-rules";
+import type { Outcome } from "../../../packages/rules/test-data";
+import { sql, type Executor } from "../database";
+import { insertionOrder } from "./order";
+
+export interface PaymentMethodRow {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  method: "card" | "bank";
+  person_name: string;
+  card_type: CardBrand | null;
+  card_last_four: string | null;
+  card_exp: string | null;
+  bank_name: string | null;
+  bank_type: string | null;
+  bank_holder_type: string | null;
+  bank_last_four: string | null;
+  bank_routing: string | null;
+  address_zip: string | null;
+  address_1: string | null;
+  has_cvv: number;
+  fingerprint: string;
+  outcome: Outcome;
+  nickname: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export function findPaymentMethod(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow | undefined> {
+  return ex.get<PaymentMethodRow>(sql`SELECT * FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`);
+}
+
+/** Payment methods by id, in one query. */
+export async function paymentMethodsByIds(
+  ex: Executor,
+  ids: readonly string[],
+): Promise<Map<string, PaymentMethodRow>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await ex.all<PaymentMethodRow>(
+    sql`SELECT * FROM payment_methods WHERE id IN (${sql.join(unique.map((id) => sql`${id}`))})`,
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** A customer's live payment methods, oldest first. */
+export function listCustomerPaymentMethods(
+  ex: Executor,
+  merchantId: string,
+  customerId: string,
+): Promise<PaymentMethodRow[]> {
+  return ex.all<PaymentMethodRow>(
+    sql`SELECT * FROM payment_methods WHERE merchant_id = ${merchantId} AND customer_id = ${customerId}
+          AND deleted_at IS NULL
+        ORDER BY created_at, ${insertionOrder(ex)}`,
+  );
+}
+
+export async function insertPaymentMethod(
+  ex: Executor,
+  p: Omit<PaymentMethodRow, "nickname" | "deleted_at">,
+): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four,
+          card_exp, bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip, address_1,
+          has_cvv, fingerprint, outcome, created_at, updated_at)
+        VALUES (${p.id}, ${p.merchant_id}, ${p.customer_id}, ${p.method}, ${p.person_name}, ${p.card_type},
+          ${p.card_last_four}, ${p.card_exp}, ${p.bank_name}, ${p.bank_type}, ${p.bank_holder_type},
+          ${p.bank_last_four}, ${p.bank_routing}, ${p.address_zip}, ${p.address_1}, ${p.has_cvv}, ${p.fingerprint},
+          ${p.outcome}, ${p.created_at}, ${p.updated_at})`,
+  );
+}
+
+export async function softDeletePaymentMethod(ex: Executor, id: string, now: string): Promise<void> {
+  await ex.run(sql`UPDATE payment_methods SET deleted_at = ${now}, updated_at = ${now} WHERE id = ${id}`);
+}
