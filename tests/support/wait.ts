@@ -48,12 +48,3 @@ export async function waitUntilDown(url: string, options: WaitOptions = {}): Pro
     { intervalMs: 50, what: `${url} to stop answering`, ...options },
   );
 }
-
-/**
- * Resolves after every timer already due now has run (timers of equal delay run in the order they
- * were set): the way to check that something scheduled "as soon as possible" did NOT happen,
- * without guessing how long it would take.
- */
-export function afterPendingTimers(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
