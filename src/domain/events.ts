@@ -47,23 +47,57 @@ export class EventBus<Ex extends object = object> {
    * cause-then-effect order. Units of work emitting at the same time each keep their own queue.
    * A listener that returns no promise runs synchronously, inside this call.
    */
-  async emit(ex: Ex, event: SandboxEvent): Promise<void> {
+  emit(ex: Ex, event: SandboxEvent): Promise<void> {
     const delivering = this.queues.get(ex);
     if (delivering) {
       delivering.push(event);
-      return;
+      return DONE;
     }
     const queue: SandboxEvent[] = [event];
     this.queues.set(ex, queue);
+    return this.deliver(ex, queue);
+  }
+
+  /**
+   * Delivers the queue in order. Listeners that return no promise run synchronously: an event
+   * nobody waits on (most charges) costs no promise of its own.
+   */
+  private deliver(ex: Ex, queue: SandboxEvent[]): Promise<void> {
     try {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        for (const listener of [...this.listeners]) {
-          const pending = listener(ex, next);
-          if (pending) await pending;
+        const listeners = [...this.listeners];
+        for (let at = 0; at < listeners.length; at++) {
+          const pending = listeners[at]!(ex, next);
+          if (pending) return this.resume(ex, queue, next, listeners, at + 1, pending);
         }
+      }
+    } catch (error) {
+      this.queues.delete(ex);
+      return Promise.reject(error);
+    }
+    this.queues.delete(ex);
+    return DONE;
+  }
+
+  /** Continues a delivery after a listener's promise: the rest of its listeners, then the queue. */
+  private async resume(
+    ex: Ex,
+    queue: SandboxEvent[],
+    current: SandboxEvent,
+    listeners: EventListener<Ex>[],
+    from: number,
+    pending: Promise<void>,
+  ): Promise<void> {
+    try {
+      await pending;
+      for (let at = from; at < listeners.length; at++) await listeners[at]!(ex, current);
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        for (const listener of [...this.listeners]) await listener(ex, next);
       }
     } finally {
       this.queues.delete(ex);
     }
   }
 }
+
+const DONE: Promise<void> = Promise.resolve();

@@ -73,9 +73,13 @@ export class InvoiceService {
     private readonly paymentMethods: PaymentMethodService,
     private readonly transactions: TransactionService,
   ) {
-    // Only transaction events concern invoices; the others pass without waiting for anything.
+    // Only transaction events of an invoice's transactions concern invoices; the others (most
+    // charges) pass without waiting for anything.
     events.on((ex, event) =>
-      event.name === "create_transaction" || event.name === "update_transaction" ? this.onEvent(ex, event) : undefined,
+      (event.name === "create_transaction" || event.name === "update_transaction") &&
+      (event.record as { invoice_id?: string }).invoice_id
+        ? this.onEvent(ex, event)
+        : undefined,
     );
   }
 

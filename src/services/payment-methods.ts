@@ -1,5 +1,6 @@
 import type { Database, Executor } from "../storage/database";
 import * as repo from "../storage/repositories/payment-methods";
+import { findCustomer } from "../storage/repositories/customers";
 import type { PaymentMethodRow } from "../storage/repositories/payment-methods";
 import type { SandboxClock } from "./clock";
 import { hmacHex } from "../lib/crypto";
@@ -88,7 +89,7 @@ export class PaymentMethodService {
 
   /** A payment method that can be charged now: not deleted (a card's expiry is the charge's to check). */
   async chargeable(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow> {
-    const row = await this.find(ex, merchantId, id);
+    const row = await repo.findPaymentMethod(ex, merchantId, id);
     // Like a path id, a referenced record of another merchant is indistinguishable from none.
     if (!row) throw new ApiError("not_found", "Payment method not found.", { param: "payment_method_id" });
     if (row.deleted_at) throw invalidState("The payment method was deleted and can no longer be charged.");
@@ -105,7 +106,9 @@ export class PaymentMethodService {
     id: string,
   ): Promise<{ pm: PaymentMethodRow; customer: CustomerRow }> {
     const pm = await this.chargeable(ex, merchantId, id);
-    return { pm, customer: await this.customers.get(ex, merchantId, pm.customer_id) };
+    const customer = await findCustomer(ex, merchantId, pm.customer_id);
+    if (!customer) throw notFound("Customer");
+    return { pm, customer };
   }
 
   /**

@@ -298,7 +298,7 @@ export class TransactionService {
       created_at: now,
       updated_at: now,
     });
-    const record = await this.record(ex, row, { pm, customer, children: [] });
+    const record = buildRecord(row, { pm, customer, children: [] });
     await this.events.emit(ex, { merchantId, name: "create_transaction", record });
     return { row, record };
   }

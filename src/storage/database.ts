@@ -69,7 +69,8 @@ export function renderSql(query: Sql, dialect: Dialect): RenderedSql {
   return { text, values };
 }
 
-function parameter(value: unknown): SqlValue {
+/** A value as a driver parameter: strings and numbers as they are, null for undefined, 1/0 for booleans. */
+export function parameter(value: unknown): SqlValue {
   if (value === undefined || value === null) return null;
   if (typeof value === "string" || typeof value === "number") return value;
   if (typeof value === "boolean") return value ? 1 : 0;

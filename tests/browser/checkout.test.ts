@@ -10,6 +10,7 @@ import { MESSAGES } from "../../packages/rules/messages";
 import { TEST_CARDS } from "../../packages/rules/test-data";
 import { serve, setup, waitFor, type TestContext } from "../support/app";
 import { artifactPath, collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
+import { bankPayDetails, cardPayDetails } from "../support/fixtures";
 
 // A real browser on a shared 2-core machine: generous bounds, never a timing assertion.
 setDefaultTimeout(30_000);
@@ -17,8 +18,7 @@ type Outcome =
   | { ok: true; invoice: any }
   | { ok: false; error: { name: string; code: string; message: string; fields?: any; invoice?: any } };
 
-const YEAR = String(new Date().getUTCFullYear() + 3);
-const CUSTOMER = {
+const GRACE = {
   firstname: "Grace",
   lastname: "Hopper",
   email: "grace@example.com",
@@ -27,7 +27,6 @@ const CUSTOMER = {
   address_city: "Arlington",
   address_state: "VA",
   address_zip: "22201",
-  total: "12.34",
 };
 
 /** The receipt e-mail goes out after pay() resolves and stamps these; everything else must match. */
@@ -68,23 +67,8 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
       [pan, cvv],
     );
 
-  const cardDetails = (extra: Record<string, unknown> = {}) => ({
-    method: "card",
-    month: "12",
-    year: YEAR,
-    ...CUSTOMER,
-    ...extra,
-  });
-  const bankDetails = (extra: Record<string, unknown> = {}) => ({
-    method: "bank",
-    person_name: "Grace Hopper",
-    bank_routing: "021000021",
-    bank_account: "9876543210",
-    bank_type: "checking",
-    bank_holder_type: "personal",
-    ...CUSTOMER,
-    ...extra,
-  });
+  const cardDetails = (extra: Record<string, unknown> = {}) => cardPayDetails(GRACE, { total: "12.34", ...extra });
+  const bankDetails = (extra: Record<string, unknown> = {}) => bankPayDetails(GRACE, { total: "12.34", ...extra });
 
   const numberInput = () => page.frameLocator("#card-number iframe").locator("input");
   const cvvInput = () => page.frameLocator("#card-cvv iframe").locator("input");
@@ -390,8 +374,13 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
       const instance = name.replace("payjs-number-", "");
       const field = { empty: false, complete: true, valid: true };
       const forged = { library: "payjs", instance, type: "state", seq: { number: 99, cvv: 99 } };
+      // The library's listener was added before this one, so it has handled the forged message
+      // by the time this one sees it: no fixed wait.
+      const handled = new Promise((resolve) =>
+        window.addEventListener("message", (event) => event.data?.seq?.number === 99 && resolve(null)),
+      );
       window.postMessage({ ...forged, state: { complete: true, card_type: "visa", number: field, cvv: field } }, "*");
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await handled;
       return checkout.events.slice(count);
     });
     expect(fired).toEqual([]);

@@ -6,51 +6,29 @@
  * One browser and one page for the whole file.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
-import { startWorkers, stopWorkers } from "../../src/entry/app";
-import { startReceiver, type Receiver } from "../support/webhook-receiver";
-import { charge, serve, setup, tokenize, waitFor, type TestContext } from "../support/app";
-import { collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
+import type { Page } from "playwright-core";
+import { charge, tokenize, waitFor, type TestContext } from "../support/app";
+import { HAS_CHROMIUM } from "../support/browser";
+import { startDashboardBrowser, type DashboardBrowser } from "../support/dashboard";
+import type { Receiver } from "../support/webhook-receiver";
 
 describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
+  let dash: DashboardBrowser;
   let ctx: TestContext;
   let url: string;
-  let stopServer: () => Promise<void>;
   let receiver: Receiver;
-  let browser: Browser;
   let page: Page;
   let errors: string[];
-  /** What the next confirm() answers. */
-  let confirmAnswer = true;
-  const dialogs: string[] = [];
 
   beforeAll(async () => {
-    ctx = await setup();
-    receiver = startReceiver();
-    const served = serve(ctx);
-    url = served.url;
-    stopServer = served.stop;
-    startWorkers(ctx.deps);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    errors = collectPageErrors(page);
-    page.on("dialog", (dialog) => {
-      dialogs.push(dialog.message());
-      void (confirmAnswer ? dialog.accept() : dialog.dismiss());
-    });
+    dash = await startDashboardBrowser();
+    ({ ctx, url, receiver, page, errors } = dash);
+    dash.confirm = true;
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await stopWorkers(ctx.deps);
-    await stopServer?.();
-    await receiver?.stop();
-  });
+  afterAll(() => dash?.stop());
 
-  async function go(path: string): Promise<void> {
-    const response = await page.goto(url + path);
-    expect(response?.status()).toBe(200);
-  }
+  const go = (path: string) => dash.go(path);
 
   /** Waits for an action form's answer and returns its text and tone. */
   async function answerOf(form: string): Promise<{ ok: boolean; text: string }> {
@@ -104,15 +82,15 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
   test("void a charge after confirming; dismissing the confirmation voids nothing", async () => {
     const paid = (await charge(ctx, 7)).body;
     await go(`/dashboard/transactions/${paid.id}`);
-    confirmAnswer = false;
+    dash.confirm = false;
     await page.click("#void-form button[type=submit]");
-    await waitFor(() => dialogs.length > 0, 5000, "the confirmation");
+    await waitFor(() => dash.dialogs.length > 0, 5000, "the confirmation");
     expect((await ctx.call("GET", `/transaction/${paid.id}`)).body.is_voided).toBe(false);
-    confirmAnswer = true;
+    dash.confirm = true;
     await page.click("#void-form button[type=submit]");
     await page.locator(".flash").waitFor({ timeout: 10_000 });
     expect(await page.locator(".flash").innerText()).toBe("Voided $7.00.");
-    expect(dialogs.at(-1)).toContain("Void $7.00?");
+    expect(dash.dialogs.at(-1)).toContain("Void $7.00?");
     expect((await ctx.call("GET", `/transaction/${paid.id}`)).body.is_voided).toBe(true);
     expect(await page.locator("h1").innerText()).toContain("voided");
   });
@@ -279,7 +257,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
     expect((await ctx.call("GET", `/webhook/${hook.id}`)).body.disabled_at).toBeString();
     expect(await page.locator(row).getAttribute("data-state")).toBe("disabled");
 
-    confirmAnswer = true;
+    dash.confirm = true;
     await Promise.all([page.waitForEvent("load"), page.locator(row).getByRole("button", { name: "Delete" }).click()]);
     expect((await ctx.call("GET", `/webhook/${hook.id}`)).body.deleted_at).toBeString();
     expect(await page.locator(row).count()).toBe(0);
@@ -391,7 +369,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
     await page.click("#custom-field-1-delete button[type=submit]");
     await page.locator(".flash").waitFor({ timeout: 10_000 });
     expect(await page.locator(".flash").innerText()).toBe("Custom field internal removed.");
-    expect(dialogs.at(-1)).toContain("Remove the custom field internal?");
+    expect(dash.dialogs.at(-1)).toContain("Remove the custom field internal?");
     expect((await ctx.call("GET", "/self")).body.settings.custom_fields.map((f: { id: string }) => f.id)).toEqual([
       "po_number",
     ]);
@@ -467,11 +445,11 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
     const old = ctx.apiKey;
     await go("/dashboard/keys");
     const regenerate = page.getByRole("button", { name: "Regenerate API key and token" });
-    confirmAnswer = false;
+    dash.confirm = false;
     await regenerate.click();
-    await waitFor(() => dialogs.at(-1)?.includes("stop working"), 5000, "the confirmation");
+    await waitFor(() => dash.dialogs.at(-1)?.includes("stop working"), 5000, "the confirmation");
     expect((await ctx.call("GET", "/self", { auth: old })).status).toBe(200);
-    confirmAnswer = true;
+    dash.confirm = true;
     await regenerate.click();
     await page.locator("form .result.ok").waitFor({ timeout: 10_000 });
     const shown = await page.getByRole("button", { name: "Copy API key" }).first().getAttribute("data-copy");

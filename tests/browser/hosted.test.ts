@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { serve, setup, tokenize, type TestContext } from "../support/app";
 import { collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
+import { ADA, expiryYear } from "../support/fixtures";
 
-const YEAR = String(new Date().getUTCFullYear() + 3);
+const YEAR = expiryYear(3);
 
 describe.skipIf(!HAS_CHROMIUM)("hosted payment and invoice pages in Chromium", () => {
   let ctx: TestContext;
@@ -34,13 +35,7 @@ describe.skipIf(!HAS_CHROMIUM)("hosted payment and invoice pages in Chromium", (
       body: {
         payment_method_id: bad.id,
         total: "42.50",
-        firstname: "Ada",
-        lastname: "Lovelace",
-        email: "ada@example.com",
-        phone: "5555550100",
-        address_1: "1 Analytical Way",
-        address_city: "London",
-        address_state: "LN",
+        ...ADA,
         meta: { reference: "E2E-1", lineItems: [{ item: "Difference engine", quantity: 1, price: 42.5 }] },
       },
     });

@@ -9,15 +9,11 @@ import { LIBRARY_MESSAGES } from "../../packages/payjs/errors";
 import { MESSAGES } from "../../packages/rules/messages";
 import { otherMerchant, serve, setup, type TestContext } from "../support/app";
 import { artifactPath, collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
+import { cardPayDetails } from "../support/fixtures";
 
 // A real browser on a shared 2-core machine: generous bounds, never a timing assertion.
 setDefaultTimeout(30_000);
-const YEAR = String(new Date().getUTCFullYear() + 2);
-const DETAILS = {
-  method: "card",
-  month: "11",
-  year: YEAR,
-  total: 5,
+const KATHERINE = {
   firstname: "Katherine",
   lastname: "Johnson",
   email: "katherine@example.com",
@@ -26,6 +22,7 @@ const DETAILS = {
   address_city: "Hampton",
   address_state: "VA",
 };
+const DETAILS = cardPayDetails(KATHERINE, { total: 5 }, { month: "11", yearsAhead: 2 });
 
 /** Three instances, one per format, each with its own options; results land in window.forms. */
 const FORMATS_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>formats</title>
@@ -243,6 +240,12 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
   test("a frame ignores commands from any window but its parent", async () => {
     await page.evaluate(() => (window as any).forms.plain.handler.setTestPan("36227206271667"));
     const eventsBefore = await page.evaluate(() => (window as any).forms.plain.events.length);
+    // The frame's own listener was added at start, before this one: once this one has seen the
+    // forged command, the frame has handled it (no fixed wait).
+    const frame = (await page.locator("#n-plain iframe").elementHandle())!.contentFrame();
+    const seen = await (await frame)!.evaluateHandle(() => ({
+      handled: new Promise((resolve) => addEventListener("message", (e) => e.data?.seq === 1000 && resolve(null))),
+    }));
     // A sibling frame of the page's own origin tries to type into the plain number frame.
     await page.evaluate(async () => {
       const target = document.querySelector<HTMLIFrameElement>("#n-plain iframe")!;
@@ -255,9 +258,9 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
       (sibling.contentWindow as any).eval(
         `parent.document.querySelector("#n-plain iframe").contentWindow.postMessage(${JSON.stringify(command)}, "*")`,
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      sibling.remove();
     });
+    await seen.evaluate((listener) => listener.handled);
+    await page.evaluate(() => document.querySelector("body > iframe[srcdoc]")?.remove());
     expect(await frameInput("n-plain").inputValue()).toBe("36227206271667");
     expect(await page.evaluate(() => (window as any).forms.plain.events.length)).toBe(eventsBefore);
   });

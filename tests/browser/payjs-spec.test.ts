@@ -11,10 +11,11 @@ import { LIBRARY_MESSAGES } from "../../packages/payjs/errors";
 import { TEST_CARDS } from "../../packages/rules/test-data";
 import { serve, setup, waitFor, type TestContext } from "../support/app";
 import { artifactPath, collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
+import { cardPayDetails, expiryYear } from "../support/fixtures";
 
 // A real browser on a shared 2-core machine: generous bounds, never a timing assertion.
 setDefaultTimeout(60_000);
-const YEAR = String(new Date().getUTCFullYear() + 2);
+const YEAR = expiryYear(2);
 const CUSTOMER = {
   firstname: "Dorothy",
   lastname: "Vaughan",
@@ -24,7 +25,7 @@ const CUSTOMER = {
   address_city: "Hampton",
   address_state: "VA",
 };
-const CARD_DETAILS = { method: "card", month: "10", year: YEAR, ...CUSTOMER };
+const CARD_DETAILS = cardPayDetails(CUSTOMER, {}, { month: "10", yearsAhead: 2 });
 const BRANDS = ["visa", "mastercard", "amex", "discover", "diners", "jcb"] as const;
 const LIVE_NAMES = {
   visa: "visa",

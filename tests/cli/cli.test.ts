@@ -5,6 +5,7 @@ import { join } from "node:path";
 import pkg from "../../package.json";
 import { OPTIONS } from "../../src/lib/config";
 import { FROM_SOURCES, freePort, runToExit, startServer } from "../support/process";
+import { waitFor } from "../support/wait";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -176,8 +177,7 @@ describe("paysandbox command line", () => {
       expect(res.status).toBe(200);
       await fetch(`${loud.url}/self?card_number=4111111111111111`, { headers: auth });
       await fetch(`${loud.url}/nowhere`, { headers: auth });
-      const deadline = Date.now() + 5000;
-      while (!/\/nowhere/.test(loud.stderr()) && Date.now() < deadline) await Bun.sleep(20);
+      await waitFor(() => /\/nowhere/.test(loud.stderr()), { what: "the request line of /nowhere" });
       const log = loud.stderr();
       expect(log).toMatch(/^POST \/webpayment\/sandbox_web_payments_token\/tokenize 200 \d+(\.\d+)?ms$/m);
       expect(log).toMatch(/^GET \/self 200 \d+(\.\d+)?ms$/m);
@@ -192,7 +192,8 @@ describe("paysandbox command line", () => {
       try {
         expect((await fetch(`${server.url}/self`, { headers: auth })).status).toBe(200);
         expect((await fetch(`${server.url}/nowhere`, { headers: auth })).status).toBe(404);
-        await Bun.sleep(200);
+        // A request line would be written before the process exits: read all of stderr once it has.
+        await server.stop();
         expect(server.stderr()).not.toContain("GET /self");
         expect(server.stderr()).not.toContain("GET /nowhere");
       } finally {

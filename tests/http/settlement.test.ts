@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { MAX_ADVANCE_SECONDS } from "../../src/http/routes/clock";
 import { STATE_MESSAGES } from "../../src/services/transactions";
 import type { SandboxEvent } from "../../src/domain/events";
-import { otherMerchant, setup, tokenize, type TestContext } from "../support/app";
+import { otherMerchant, setup, tokenize, waitFor, type TestContext } from "../support/app";
 import { date, DAY, HOUR, startWeek, ts, type Week } from "../support/settlement";
 
 let ctx: TestContext;
@@ -326,20 +326,14 @@ describe("settlement events and time order", () => {
     worker.start();
     try {
       fakeNow = midnight(1) + 500;
-      const settled = await waitUntil(async () => (await call("GET", `/transaction/${sale.id}`)).settled_at);
+      const settled = await waitFor(
+        async () => (await call("GET", `/transaction/${sale.id}`)).settled_at,
+        5000,
+        "settled_at",
+      );
       expect(settled).toBe(ts(midnight(1)));
     } finally {
       await worker.stop();
     }
   });
 });
-
-async function waitUntil<T>(fn: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await Bun.sleep(50);
-  }
-}

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PaymentApi, PaymentConfiguration, testCreditCard, type PaymentConfigurationOptions } from "paysandbox-mobile";
 import { serve, setup, type TestContext } from "../support/app";
+import { waitFor } from "../support/wait";
 import { proxy, type Behaviour, type Proxy } from "./proxy";
 
 let ctx: TestContext;
@@ -166,7 +167,7 @@ describe("no answer, bad answers, cancellation", () => {
     const controller = new AbortController();
     const pending = api.tokenize(testCreditCard(), undefined, { signal: controller.signal });
     // Abort once the request has reached the proxy.
-    for (let i = 0; i < 250 && p.seen.length === 0; i++) await Bun.sleep(10);
+    await waitFor(() => p.seen.length > 0, { intervalMs: 10, what: "the request at the proxy" });
     expect(p.seen).toHaveLength(1);
     controller.abort();
     const response = await pending;

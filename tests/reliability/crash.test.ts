@@ -187,6 +187,8 @@ test(`${CYCLES} SIGKILLs under /charge and pay() load lose no acknowledged charg
   for (let cycle = 0; cycle < CYCLES; cycle++) {
     const stop = { now: false };
     const workers = Array.from({ length: WORKERS }, (_, w) => work(url, w, cycle, pm.body.id, ledger, stop));
+    // Not a wait for an event: the load runs a different while each cycle so the kill lands at a
+    // different point of the requests in flight, which is what this test is about.
     await Bun.sleep(300 + ((cycle * 137) % 400));
     const before = ledger.charged.size;
     await kill();

@@ -9,6 +9,7 @@ import type { Config } from "../../src/lib/config";
 import { openSqlite } from "../../src/storage/sqlite/database";
 import { SandboxClock } from "../../src/services/clock";
 import { memoryLogger } from "../../src/lib/logger";
+import { waitFor as waitUntil } from "./wait";
 
 export const TOKEN = "sandbox_web_payments_token";
 export const API_KEY = "sandbox_api_key";
@@ -140,13 +141,7 @@ export function serve(ctx: TestContext): { url: string; server: Server<unknown>;
   return { url, server, stop: () => server.stop(true) };
 }
 
-/** Resolves when fn() is truthy, polling; rejects after timeoutMs. */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
+/** Resolves when fn() is truthy, polling; rejects after timeoutMs (tests/support/wait.ts, positional form). */
+export function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = "condition"): Promise<T> {
+  return waitUntil(fn, { timeoutMs, what });
 }

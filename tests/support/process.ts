@@ -48,7 +48,7 @@ export interface Running {
   stdout(): string;
   /** Everything printed on stderr so far (the request log). */
   stderr(): string;
-  /** SIGTERM, then waits for the exit code. */
+  /** SIGTERM, then waits for the exit code and the last of its output. */
   stop(): Promise<number>;
 }
 
@@ -64,8 +64,12 @@ export async function startServer(
     const decoder = new TextDecoder();
     for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }));
   };
-  void pump(child.stdout, (text) => (out += text));
-  void pump(child.stderr, (text) => (err += text));
+  const pumped = Promise.all([
+    pump(child.stdout, (text) => (out += text)),
+    pump(child.stderr, (text) => (err += text)),
+  ]).catch(
+    () => undefined, // a broken pipe ends the output early; the exit code still tells
+  );
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   for (;;) {
     const url = /API\s+(http:\/\/\S+)/.exec(out)?.[1];
@@ -77,7 +81,9 @@ export async function startServer(
         stderr: () => err,
         async stop() {
           child.kill("SIGTERM");
-          return child.exited;
+          const code = await child.exited;
+          await pumped; // everything it printed, to the last line
+          return code;
         },
       };
     }

@@ -25,11 +25,17 @@ interface Run {
   output: string;
 }
 
-/** The environment without PAYSANDBOX_* settings of the developer's shell. */
+/**
+ * What `bun test --parallel` sets in its workers. An integrator's CI shell has none of them, and
+ * JEST_WORKER_ID makes Playwright Test refuse to run ("excluded from Jest test runs").
+ */
+const RUNNER_MARKERS = new Set(["JEST_WORKER_ID", "BUN_TEST_WORKER_ID"]);
+
+/** The environment without PAYSANDBOX_* settings of the developer's shell, nor bun test's worker ids. */
 function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = { NO_COLOR: "1", FORCE_COLOR: "0" };
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith("PAYSANDBOX_") && value !== undefined) env[key] = value;
+    if (!key.startsWith("PAYSANDBOX_") && !RUNNER_MARKERS.has(key) && value !== undefined) env[key] = value;
   }
   return { ...env, ...extra };
 }

@@ -13,6 +13,7 @@ import type { Merchant, Sandbox } from "../../packages/testing/index";
 import { bank, cards, startSandbox } from "../../packages/testing/src/index";
 import { signatureHeader } from "../../packages/webhooks/signing";
 import { buildTesting } from "../../scripts/build-testing";
+import { waitFor, waitUntilDown } from "../support/wait";
 
 const ROOT = join(import.meta.dir, "..", "..");
 
@@ -152,24 +153,19 @@ describe("startSandbox()", () => {
     const { url } = JSON.parse(new TextDecoder().decode(value)) as { url: string };
     parent.kill("SIGKILL");
     await parent.exited;
-    const deadline = Date.now() + 15_000;
-    let answered = true;
-    while (Date.now() < deadline && answered) {
-      answered = await fetch(`${url}/self`).then(
-        () => true,
-        () => false,
-      );
-      if (answered) await Bun.sleep(50);
-    }
-    expect(answered).toBe(false);
+    await waitUntilDown(`${url}/self`, { timeoutMs: 15_000 });
   });
 
   test("a test process that forgets stop() still exits, and takes its sandbox with it", async () => {
-    await buildTesting(); // the built toolkit, under Node, from these sources
+    // The built toolkit, under Node, from these sources. Built beside packages/testing/dist, not into it:
+    // docs-examples.test.ts may be packing that directory at the same time (npm test runs files in
+    // parallel). Three levels below the root like dist/, so it finds the repository the same way.
+    const outdir = join(ROOT, "test-artifacts", "toolkit-build", "dist");
+    await buildTesting(outdir);
     const script = join(mkdtempSync(join(tmpdir(), "paysandbox-forgot-")), "forgot.mjs");
     writeFileSync(
       script,
-      `import { startSandbox } from ${JSON.stringify(join(ROOT, "packages", "testing", "dist", "index.js"))};
+      `import { startSandbox } from ${JSON.stringify(join(outdir, "index.js"))};
        const sandbox = await startSandbox({ url: null });
        console.log(sandbox.url);`,
     );
@@ -180,16 +176,7 @@ describe("startSandbox()", () => {
     const url = (await new Response(child.stdout).text()).trim();
     expect(code).toBe(0);
     expect(url).toMatch(/^http:\/\/localhost:\d+$/);
-    const deadline = Date.now() + 15_000;
-    let answered = true;
-    while (Date.now() < deadline && answered) {
-      answered = await fetch(`${url}/self`).then(
-        () => true,
-        () => false,
-      );
-      if (answered) await Bun.sleep(50);
-    }
-    expect(answered).toBe(false);
+    await waitUntilDown(`${url}/self`, { timeoutMs: 15_000 });
   });
 });
 
@@ -258,12 +245,14 @@ describe("merchants and helpers", () => {
       const page = await json(`${sandbox.url}/webhook/${hook.body.id}/deliveries`, { key: merchant.apiKey });
       return page.body.data[0]?.attempts ?? 0;
     };
-    const deadline = Date.now() + 10_000;
-    while ((await attempts()) < 1 && Date.now() < deadline) await Bun.sleep(50);
+    await waitFor(async () => (await attempts()) >= 1, {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: "the first attempt",
+    });
     expect(await attempts()).toBe(1);
     await merchant.clock.advance(11 / 86_400); // past the first retry (10 s), short of the second (1 min after it)
-    const retried = Date.now() + 10_000;
-    while ((await attempts()) < 2 && Date.now() < retried) await Bun.sleep(50);
+    await waitFor(async () => (await attempts()) >= 2, { timeoutMs: 10_000, intervalMs: 50, what: "the retry" });
     expect(await attempts()).toBe(2);
   });
 

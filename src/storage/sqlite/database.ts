@@ -16,6 +16,7 @@ import { Database as BunDatabase, type Statement } from "bun:sqlite";
 import type { Logger } from "../../lib/logger";
 import { openDatabase } from "./open";
 import {
+  parameter,
   renderSql,
   Sql,
   UniqueViolation,
@@ -54,8 +55,8 @@ export class SqliteDatabase implements Database {
   readonly dialect = "sqlite" as const;
   /** Statements by query text, prepared once. */
   private readonly statements = new Map<string, Statement>();
-  /** Query texts of static queries (no nested fragments), by their template strings. */
-  private readonly texts = new WeakMap<readonly string[], string>();
+  /** Statements of static queries (no nested fragments), by their template strings. */
+  private readonly byTemplate = new WeakMap<readonly string[], Statement>();
   private busy = false;
   private readonly waiters: (() => void)[] = [];
   private batchOpen = false;
@@ -78,26 +79,27 @@ export class SqliteDatabase implements Database {
 
   /** The prepared statement of a query and its parameters. */
   prepare(query: Sql): { statement: Statement; params: Params } {
-    let text: string | undefined;
-    let params: Params;
-    if (query.values.some((value) => value instanceof Sql)) {
-      const rendered = renderSql(query, "sqlite");
-      text = rendered.text;
-      params = rendered.values;
-    } else {
-      text = this.texts.get(query.strings);
-      if (text === undefined) {
-        text = renderSql(query, "sqlite").text;
-        this.texts.set(query.strings, text);
+    if (!query.values.some((value) => value instanceof Sql)) {
+      // A static query (every hot path): its statement is found by its template, its values are its parameters.
+      let statement = this.byTemplate.get(query.strings);
+      if (!statement) {
+        statement = this.statementOf(renderSql(query, "sqlite").text);
+        this.byTemplate.set(query.strings, statement);
       }
-      params = renderSql(new Sql(["", ...query.values.map(() => "")], query.values), "sqlite").values;
+      return { statement, params: query.values.map(parameter) };
     }
+    const { text, values } = renderSql(query, "sqlite");
+    return { statement: this.statementOf(text), params: values };
+  }
+
+  /** The statement of a query text, prepared once. */
+  private statementOf(text: string): Statement {
     let statement = this.statements.get(text);
     if (!statement) {
       statement = this.raw.prepare(text);
       this.statements.set(text, statement);
     }
-    return { statement, params };
+    return statement;
   }
 
   allNow<T>(query: Sql): T[] {
@@ -117,6 +119,11 @@ export class SqliteDatabase implements Database {
     } catch (error) {
       throw translate(error);
     }
+  }
+
+  /** Runs a fixed transaction-control statement (BEGIN, COMMIT, SAVEPOINT "unit", ...), prepared once. */
+  private control(text: string): void {
+    this.statementOf(text).run();
   }
 
   // --- taking turns -----------------------------------------------------------------------
@@ -176,7 +183,7 @@ export class SqliteDatabase implements Database {
     if (wait) await wait;
     try {
       const grouped = this.joinBatch();
-      this.raw.run(grouped ? 'SAVEPOINT "unit"' : "BEGIN IMMEDIATE");
+      this.control(grouped ? 'SAVEPOINT "unit"' : "BEGIN IMMEDIATE");
       const tx = new SqliteTransaction(this);
       let result: T;
       try {
@@ -184,13 +191,13 @@ export class SqliteDatabase implements Database {
       } catch (error) {
         tx.ended = true;
         if (grouped) {
-          this.raw.run('ROLLBACK TO "unit"');
-          this.raw.run('RELEASE "unit"');
-        } else if (this.raw.inTransaction) this.raw.run("ROLLBACK");
+          this.control('ROLLBACK TO "unit"');
+          this.control('RELEASE "unit"');
+        } else if (this.raw.inTransaction) this.control("ROLLBACK");
         throw error;
       }
       tx.ended = true;
-      this.raw.run(grouped ? 'RELEASE "unit"' : "COMMIT");
+      this.control(grouped ? 'RELEASE "unit"' : "COMMIT");
       return result;
     } finally {
       this.release();
@@ -221,7 +228,7 @@ export class SqliteDatabase implements Database {
   private joinBatch(): boolean {
     if (!this.options.groupCommit) return false;
     if (this.batchOpen) return true;
-    this.raw.run("BEGIN IMMEDIATE");
+    this.control("BEGIN IMMEDIATE");
     this.batchOpen = true;
     let done!: () => void;
     let failed!: (error: unknown) => void;
@@ -246,13 +253,13 @@ export class SqliteDatabase implements Database {
     this.batchOpen = false;
     this.batches++;
     try {
-      this.raw.run("COMMIT");
+      this.control("COMMIT");
       return undefined;
     } catch (error) {
       this.commitFailures++;
       this.options.log?.error(`group commit failed; the batch was rolled back: ${(error as Error)?.stack ?? error}`);
       try {
-        this.raw.run("ROLLBACK");
+        this.control("ROLLBACK");
       } catch {
         // already rolled back
       }
