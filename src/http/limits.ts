@@ -15,6 +15,7 @@
  * they are the sandbox's controls and assets, not the payment API. With both limits off the plugin
  * adds no hook at all, so it costs nothing.
  */
+import { rateLimiterFor, type RateLimit } from "../services/rate-limits";
 import { Elysia } from "elysia";
 import type { AppDeps } from "./deps";
 import { ApiError, ValidationFailed } from "../domain/errors";
@@ -47,13 +48,6 @@ export const CHAOS_STALL_MS = 35_000;
 
 /** Paths that are never rate limited nor failed by chaos. */
 const EXEMPT_PREFIXES = ["/_sandbox", "/openapi", "/payjs", "/hosted", "/frames", "/dashboard", "/favicon"];
-
-export interface RateLimit {
-  /** Requests per minute per web payments token on public routes. */
-  public: number;
-  /** Requests per minute per API key on merchant routes. */
-  merchant: number;
-}
 
 /** Parses "PUBLIC/MERCHANT" (e.g. "10/150"); empty → null (off). Throws on anything else. */
 export function parseRateLimit(value: string): RateLimit | null {
@@ -89,43 +83,7 @@ export function isExempt(path: string): boolean {
   return path === "/" || EXEMPT_PREFIXES.some((prefix) => path === prefix || path.startsWith(prefix));
 }
 
-/** Token buckets in memory, per key. */
-export class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-  constructor(
-    private readonly limit: RateLimit,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Takes one request from the key's bucket: null when allowed, else the seconds to wait. */
-  take(kind: keyof RateLimit, key: string): number | null {
-    const perMinute = this.limit[kind];
-    const perMs = perMinute / 60_000;
-    const now = this.now();
-    const bucket = this.buckets.get(key) ?? { tokens: perMinute, at: now };
-    bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.at) * perMs);
-    bucket.at = now;
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      this.buckets.set(key, bucket);
-      if (this.buckets.size > 10_000) this.evictFull();
-      return null;
-    }
-    this.buckets.set(key, bucket);
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
-  }
-
-  /** Forgets buckets that have refilled completely (they behave exactly like a new one). */
-  private evictFull(): void {
-    const now = this.now();
-    for (const [key, bucket] of this.buckets) {
-      const kind: keyof RateLimit = key.startsWith("t:") ? "public" : "merchant";
-      const perMinute = this.limit[kind];
-      if (bucket.tokens + ((now - bucket.at) * perMinute) / 60_000 >= perMinute) this.buckets.delete(key);
-    }
-  }
-}
+export { RateLimiter, type RateLimit } from "../services/rate-limits";
 
 export interface LimitsOptions {
   /** Random source in [0, 1) for chaos (tests pass a deterministic one). */
@@ -151,7 +109,7 @@ export function limits(deps: AppDeps, options: LimitsOptions = {}) {
   const rate = parseRateLimit(deps.config.rateLimit ?? "");
   const chaos = Number(deps.config.chaos) || 0;
   if (!rate && chaos <= 0) return plugin;
-  const limiter = rate ? new RateLimiter(rate, options.now) : null;
+  const limiter = rate ? rateLimiterFor(deps.db, rate, options.now) : null;
   const random = options.random ?? Math.random;
   const stallMs = options.stallMs ?? CHAOS_STALL_MS;
   return plugin.onRequest(async ({ request, set, server }) => {
@@ -163,7 +121,7 @@ export function limits(deps: AppDeps, options: LimitsOptions = {}) {
     if (isExempt(path)) return;
     if (limiter) {
       const bucket = bucketOf(path, request.headers.get("authorization"));
-      const wait = bucket ? limiter.take(bucket.kind, bucket.key) : null;
+      const wait = bucket ? await limiter.take(bucket.kind, bucket.key) : null;
       if (wait !== null) {
         throw new ApiError(
           "rate_limited",
