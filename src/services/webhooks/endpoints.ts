@@ -66,8 +66,9 @@ export type OutboxListener = (merchantId: string, dueAtMs: number) => void;
 /** Subscriptions, the outbox the change's unit of work writes, and the delivery log. */
 export class WebhookService {
   /**
-   * Each merchant's active webhooks, read once: every record change asks for them (a charge with
-   * no webhook would otherwise pay a SELECT for nothing). create(), update() and delete() drop the
+   * Each merchant's active webhooks, read once on SQLite (one process): every record change asks for
+   * them (a charge with no webhook would otherwise pay a SELECT for nothing). On PostgreSQL, where
+   * other processes change them, enqueue reads them in the change's unit of work instead. create(), update() and delete() drop the
    * merchant's entry, and so does forget() (the sandbox reset, which deletes rows behind this service's back).
    */
   private readonly active = new Map<string, { id: string; event: string }[]>();
@@ -242,7 +243,12 @@ export class WebhookService {
    * Returns how many rows it wrote.
    */
   async enqueue(ex: Executor, event: SandboxEvent): Promise<number> {
-    const all = this.active.get(event.merchantId) ?? (await this.activeHooks(ex, event.merchantId));
+    // On PostgreSQL other processes register webhooks too: read them in this unit of work (one index
+    // seek), so an event right after a subscription made elsewhere is never missed.
+    const all =
+      ex.dialect === "postgres"
+        ? await repo.activeWebhooks(ex, event.merchantId)
+        : (this.active.get(event.merchantId) ?? (await this.activeHooks(ex, event.merchantId)));
     if (all.length === 0) return 0;
     const hooks = all.filter((hook) => hook.event === event.name || hook.event === "*");
     if (hooks.length === 0) return 0;
