@@ -138,6 +138,7 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
   });
   return {
     db: options.db,
+    // Only tests read the bun:sqlite connection now; on PostgreSQL there is none to read.
     get sqlite() {
       return connectionOf(options.db);
     },
