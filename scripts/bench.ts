@@ -2,7 +2,8 @@
 /**
  * `npm run bench` — how fast is the sandbox, measured so anyone can reproduce it.
  *
- * Starts the sandbox (`bun src/entry/server.ts` on a seeded SQLite file) and, for comparison in the same run,
+ * Starts the sandbox (`bun src/entry/server.ts` on a seeded SQLite file; then on a PostgreSQL database,
+ * one process and two, when the server binaries are installed) and, for comparison in the same run,
  * a bare Bun.serve JSON endpoint (bench/ceiling.ts) on loopback, and drives each with a load
  * generator in a separate process: wrk when installed (charge, listing, ceiling), autocannon under
  * Node otherwise and always for the chained pay() scenario (bench/load.mjs). Prints a markdown table
@@ -21,6 +22,10 @@ import { around } from "../src/storage/sqlite/group-commit";
 import { openSqlite } from "../src/storage/sqlite/database";
 import { countStatements, type StatementCount } from "../src/storage/sqlite/statement-counter";
 import { createLogger } from "../src/lib/logger";
+import { sql } from "../src/storage/database";
+import { openPostgres } from "../src/storage/postgres/database";
+import { migratePostgres } from "../src/storage/postgres/migrate";
+import { findPostgresBin, startPostgres } from "../tests/support/postgres";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BUN = process.execPath;
@@ -293,6 +298,36 @@ async function seed(path: string, options: Options): Promise<void> {
   await storage.close();
 }
 
+/**
+ * The /charge set-up of `seed` on a PostgreSQL database: the default merchant, a template payment
+ * method made through the services, and `count` clones of it with the bench's predictable ids.
+ */
+async function seedPostgres(url: string, count: number): Promise<void> {
+  const storage = await openPostgres(url);
+  try {
+    await migratePostgres(storage);
+    const deps = await buildDeps({ db: storage, config: { quiet: true }, log: createLogger({ quiet: true }) });
+    const { merchants, paymentMethods } = deps.services;
+    const merchant = await merchants.getDefault();
+    const template = await storage.transaction((tx) => paymentMethods.tokenize(tx, merchant, { ...CARD } as never));
+    await storage.run(sql`
+      INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four,
+        card_exp, address_zip, address_1, has_cvv, fingerprint, outcome, created_at, updated_at)
+      SELECT ${PM_PREFIX} || lpad(n::text, 12, '0'), merchant_id, customer_id, method, person_name, card_type,
+        card_last_four, card_exp, address_zip, address_1, has_cvv, fingerprint, outcome, created_at, updated_at
+      FROM generate_series(0, ${count} - 1) AS n, payment_methods p WHERE p.id = ${template.id}`);
+    for (const worker of deps.workers) await worker.stop();
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Two loads of one phase run side by side (two processes): requests and rates add up. */
+function sideBySide<L extends Load & { cpu_us_per_request: number }>(a: L, b: L): L {
+  const merged = mergeLoads(a, b);
+  return { ...merged, rps: a.rps + b.rps };
+}
+
 // ---------------------------------------------------------------- load
 
 interface Load {
@@ -544,9 +579,39 @@ async function main() {
     const memory = rssOf(sandbox.child.pid!);
     await stopChild(sandbox.child);
 
+    // PostgreSQL (a shared sandbox): /charge on one process, then on two over the same database.
+    let pgOne: (Load & { cpu_us_per_request: number }) | null = null;
+    let pgTwo: (Load & { cpu_us_per_request: number }) | null = null;
+    if (findPostgresBin()) {
+      log("PostgreSQL: starting a server and seeding…");
+      const pg = await startPostgres();
+      try {
+        const url = await pg.createDatabase("bench");
+        await seedPostgres(url, options.methods);
+        const one = await startServer(BUN, serverArgs(url));
+        log("POST /charge on PostgreSQL, one process…");
+        await drive(options, "charge", one.url, "/charge", { apiKey: API_KEY }, warm);
+        pgOne = await withCpu(one.child.pid!, () => drive(options, "charge", one.url, "/charge", { apiKey: API_KEY }));
+        const two = await startServer(BUN, serverArgs(url));
+        log("POST /charge on PostgreSQL, two processes (half the connections each)…");
+        const half = { ...options, connections: Math.max(1, Math.floor(options.connections / 2)) };
+        const both = await Promise.all(
+          [one, two].map((p) =>
+            withCpu(p.child.pid!, () => drive(half, "charge", p.url, "/charge", { apiKey: API_KEY })),
+          ),
+        );
+        pgTwo = sideBySide(both[0]!, both[1]!);
+        await Promise.all([stopChild(one.child), stopChild(two.child)]);
+      } finally {
+        await pg.stop();
+      }
+    } else log("PostgreSQL phases skipped: no initdb/pg_ctl (apt-get install postgresql)");
+
     Object.assign(results, {
       ceiling: ceil,
       charge: { ...charge, ratio_to_ceiling: round(charge.rps / ceil.rps, 3) },
+      charge_postgres: pgOne && { ...pgOne, ratio_to_ceiling: round(pgOne.rps / ceil.rps, 3) },
+      charge_postgres_two_processes: pgTwo && { ...pgTwo, ratio_to_ceiling: round(pgTwo.rps / ceil.rps, 3) },
       pay: pay && { ...pay, pays_per_second: round(pay.rps / 3) },
       list_big: { ...listBig, stored: bigTotal },
       list_small: { ...listSmall, stored: 1000 },
@@ -586,6 +651,14 @@ async function main() {
         `${Math.round(charge.rps).toLocaleString("en")} req/s · p50 ${charge.p50} ms · p99 ${charge.p99} ms · ${r.charge.ratio_to_ceiling}× ceiling · ${cpu(charge)}`,
         "≥ 0.30× ceiling, p99 ≤ 10 ms",
         r.charge.ratio_to_ceiling >= 0.3 && charge.p99 <= 10,
+      ],
+      [
+        "POST /charge on PostgreSQL: one process · two processes, one database",
+        pgOne && pgTwo
+          ? `${Math.round(pgOne.rps).toLocaleString("en")} req/s · p99 ${pgOne.p99} ms · ${cpu(pgOne)} · two: ${Math.round(pgTwo.rps).toLocaleString("en")} req/s · p99 ${pgTwo.p99} ms · ${cpu(pgTwo)}`
+          : "no PostgreSQL server binaries",
+        "—",
+        null,
       ],
       [
         "SQL statements per POST /charge",
@@ -648,6 +721,8 @@ async function main() {
     const phases: [string, Load | null][] = [
       ["ceiling", ceil],
       ["POST /charge", charge],
+      ["POST /charge (PostgreSQL)", pgOne],
+      ["POST /charge (PostgreSQL, two processes)", pgTwo],
       ["pay()", pay],
       ["GET /transaction (big)", listBig],
       ["GET /transaction (small)", listSmall],

@@ -193,14 +193,27 @@ export class MerchantService {
    * documented well-known key, which is replaced (with a new webhook secret) — a sandbox listening
    * beyond loopback must not answer to a key everyone knows.
    */
-  async ensureDefault(webPaymentsToken: string, apiKey: string): Promise<MerchantRow> {
+  async ensureDefault(webPaymentsToken: string, apiKey: string, retried = false): Promise<MerchantRow> {
     const existing = await repo.findDefaultMerchant(this.db);
     const wanted = (configured: string, stored: string | undefined, wellKnown: string, prefix: string) =>
       configured !== "" ? configured : stored !== undefined && stored !== wellKnown ? stored : randomToken(prefix);
     const token = wanted(webPaymentsToken, existing?.web_payments_token, WELL_KNOWN_KEYS.webPaymentsToken, "wpt_");
     const key = wanted(apiKey, existing?.api_key, WELL_KNOWN_KEYS.apiKey, "sk_sandbox_");
-    if (!existing)
-      return this.create({ name: DEFAULT_MERCHANT_NAME, webPaymentsToken: token, apiKey: key, isDefault: true });
+    if (!existing) {
+      try {
+        return await this.create({
+          name: DEFAULT_MERCHANT_NAME,
+          webPaymentsToken: token,
+          apiKey: key,
+          isDefault: true,
+        });
+      } catch (error) {
+        // Another sandbox process on the same database created it first (at most one default
+        // merchant, and keys are unique): use theirs, with this process's configured keys.
+        if (retried || !(await repo.findDefaultMerchant(this.db))) throw error;
+        return this.ensureDefault(webPaymentsToken, apiKey, true);
+      }
+    }
     if (existing.api_key !== key || existing.web_payments_token !== token) {
       const wasWellKnown = existing.api_key === WELL_KNOWN_KEYS.apiKey && apiKey === "";
       return this.updateKeys(existing.id, {

@@ -6,6 +6,7 @@
 import m001 from "./001_init.sql" with { type: "text" };
 import m019 from "./019_webhook_claims.sql" with { type: "text" };
 import m020 from "./020_outbox_order.sql" with { type: "text" };
+import m025 from "./025_one_default_merchant.sql" with { type: "text" };
 import m026 from "./026_rate_limit_buckets.sql" with { type: "text" };
 
 export interface Migration {
@@ -18,5 +19,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
   { version: 19, name: "019_webhook_claims", sql: m019 },
   { version: 20, name: "020_outbox_order", sql: m020 },
+  { version: 25, name: "025_one_default_merchant", sql: m025 },
   { version: 26, name: "026_rate_limit_buckets", sql: m026 },
 ];

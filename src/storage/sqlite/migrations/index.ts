@@ -11,6 +11,7 @@ import m012 from "./012_webhook_detail.sql" with { type: "text" };
 import m018 from "./018_merchant_options.sql" with { type: "text" };
 import m019 from "./019_webhook_claims.sql" with { type: "text" };
 import m020 from "./020_outbox_order.sql" with { type: "text" };
+import m025 from "./025_one_default_merchant.sql" with { type: "text" };
 import m026 from "./026_rate_limit_buckets.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -23,5 +24,6 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 18, name: "018_merchant_options", sql: m018 },
   { version: 19, name: "019_webhook_claims", sql: m019 },
   { version: 20, name: "020_outbox_order", sql: m020 },
+  { version: 25, name: "025_one_default_merchant", sql: m025 },
   { version: 26, name: "026_rate_limit_buckets", sql: m026 },
 ];
