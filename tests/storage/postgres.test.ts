@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { sql, UniqueViolation } from "../../src/storage/database";
 import { openPostgres, type PostgresDatabase } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
+import { POSTGRES_MIGRATIONS } from "../../src/storage/postgres/migrations/index";
 import { openDatabase } from "../../src/storage/sqlite/open";
 import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase, startPostgres } from "../support/postgres";
 
@@ -194,11 +195,11 @@ describePostgres("PostgreSQL migrations", () => {
     async () => {
       const db = await openPostgres(await postgresDatabase("migrate_once"));
       try {
-        expect(await migratePostgres(db)).toEqual([1]);
+        expect(await migratePostgres(db)).toEqual(POSTGRES_MIGRATIONS.map((migration) => migration.version));
         expect(await migratePostgres(db)).toEqual([]);
-        expect(await db.all(sql`SELECT version, name FROM schema_migrations`)).toEqual([
-          { version: 1, name: "001_init" },
-        ]);
+        expect(await db.all(sql`SELECT version, name FROM schema_migrations ORDER BY version`)).toEqual(
+          POSTGRES_MIGRATIONS.map(({ version, name }) => ({ version, name })),
+        );
       } finally {
         await db.close();
       }
@@ -253,13 +254,15 @@ describePostgres("PostgreSQL migrations", () => {
           expect(code).toBe(0);
         }
         const applied = results.map(({ line }) => JSON.parse(line ?? "null").applied).sort();
-        expect(applied).toEqual([[], [], [1]]);
+        expect(applied).toEqual([[], [], POSTGRES_MIGRATIONS.map((migration) => migration.version)]);
       } finally {
         for (const proc of children) proc.kill();
       }
       const db = await openPostgres(url);
       try {
-        expect(await db.all(sql`SELECT version FROM schema_migrations`)).toEqual([{ version: 1 }]);
+        expect(await db.all(sql`SELECT version FROM schema_migrations ORDER BY version`)).toEqual(
+          POSTGRES_MIGRATIONS.map((migration) => ({ version: migration.version })),
+        );
         expect(await db.get(sql`SELECT COUNT(*) AS n FROM merchants`)).toEqual({ n: 0 });
       } finally {
         await db.close();
@@ -269,13 +272,20 @@ describePostgres("PostgreSQL migrations", () => {
   );
 
   test(
-    "the schema has every table, column, default, index and trigger of the SQLite schema",
+    "the schema has every table, column, default, index and trigger of the SQLite schema, plus seq where SQLite has rowid",
     async () => {
       const sqlite = openDatabase(":memory:");
       const pg = await openPostgres(await postgresDatabase("schema"));
       try {
         await migratePostgres(pg);
-        expect(await postgresSchema(pg)).toEqual(sqliteSchema(sqlite));
+        const shape = await postgresSchema(pg);
+        // Insertion order: SQLite's implicit rowid is PostgreSQL's identity column seq (migration 030).
+        for (const table of ["merchants", "customers", "payment_methods", "invoices", "transactions"]) {
+          const seq = shape.tables[table]!.find((column) => column.name === "seq");
+          expect(seq).toEqual({ name: "seq", notNull: true, default: null, primaryKey: false });
+          shape.tables[table] = shape.tables[table]!.filter((column) => column !== seq);
+        }
+        expect(shape).toEqual(sqliteSchema(sqlite));
       } finally {
         sqlite.close();
         await pg.close();

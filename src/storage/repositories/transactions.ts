@@ -1,7 +1,7 @@
 import { sql, type Executor, type Sql } from "../database";
 import type { CustomerRow } from "./customers";
 import type { PaymentMethodRow } from "./payment-methods";
-import { containsPattern, insertionOrder } from "./order";
+import { containsText, insertionOrder } from "./order";
 
 export type TransactionType = "charge" | "pre_auth" | "capture" | "void" | "refund";
 
@@ -284,7 +284,7 @@ export async function listTransactions(
     const k = filters.keywords.trim();
     where.push(
       sql`(t.id = ${k} OR t.last_four = ${k} OR t.invoice_id = ${k}
-           OR (c.firstname || ' ' || c.lastname || ' ' || c.email || ' ' || c.company) LIKE ${containsPattern(k)} ESCAPE '\\')`,
+           OR ${containsText(ex, sql`(c.firstname || ' ' || c.lastname || ' ' || c.email || ' ' || c.company)`, k)})`,
     );
   }
   const clause = sql.join(where, " AND ");

@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL migrations, in order. Imported as text so they are embedded in the compiled binary.
  * Add a file NNN_name.sql (the twin of the SQLite migration of the same number) and one line here;
- * never edit a migration that has shipped.
+ * never edit a migration that has shipped. A migration with no SQLite twin (030) says why.
  */
 import m001 from "./001_init.sql" with { type: "text" };
+import m030 from "./030_insertion_order.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -11,4 +12,8 @@ export interface Migration {
   sql: string;
 }
 
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [{ version: 1, name: "001_init", sql: m001 }];
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "001_init", sql: m001 },
+  // PostgreSQL only: SQLite's twin is its rowid.
+  { version: 30, name: "030_insertion_order", sql: m030 },
+];
