@@ -3,7 +3,7 @@ import { sql, type Executor, type Sql } from "../database";
 /**
  * The tie-breaker after a timestamp ordering (timestamps have one-second resolution): insertion
  * order. SQLite has it as `rowid`; on PostgreSQL it is the identity column `seq` (its migration 030)
- * of merchants, customers, payment_methods, invoices and transactions.
+ * of merchants, customers, payment_methods, invoices, transactions and deposits.
  */
 export function insertionOrder(ex: Executor, alias?: string): Sql {
   const column = ex.dialect === "sqlite" ? "rowid" : "seq";

@@ -73,6 +73,17 @@ export function findTransaction(ex: Executor, merchantId: string, id: string): P
 }
 
 /**
+ * The transaction, read for a change in this unit of work: on PostgreSQL its row stays locked
+ * (FOR UPDATE) until the unit commits, so concurrent refunds, voids and captures of one
+ * transaction take turns and each sees what the one before wrote. SQLite's unit of work holds
+ * the database's write lock already.
+ */
+export function lockTransaction(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | undefined> {
+  const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
+  return ex.get<TransactionRow>(sql`SELECT * FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`);
+}
+
+/**
  * The children (captures, voids, refunds) of these transactions, in one query, each parent's in
  * creation order. Sorted here rather than with ORDER BY: most transactions have no children, and
  * the ORDER BY cost ~15 µs per call even then (measured in bun:sqlite).
