@@ -17,11 +17,3 @@ export function tokenAuth(deps: AppDeps) {
     merchant: await deps.services.merchants.authenticateToken((params as { token?: string }).token ?? ""),
   }));
 }
-
-/** The Idempotency-Key header, or the idempotency_id body field. */
-export function idempotencyKeyOf(headers: Record<string, string | undefined>, body: unknown): string | undefined {
-  const header = headers["idempotency-key"];
-  if (header) return header;
-  const field = (body as { idempotency_id?: unknown } | undefined)?.idempotency_id;
-  return typeof field === "string" && field !== "" ? field : undefined;
-}

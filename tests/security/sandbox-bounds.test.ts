@@ -116,9 +116,9 @@ describe("the real-time clock job visits merchants with pending work only", () =
       await ctx.deps.db.run(sql`UPDATE merchants SET clock_offset_ms = ${2 * 86_400_000} WHERE id = ${id}`);
       ctx.deps.clock.forget(id);
     }
-    expect(new Set(settlement.pendingMerchants())).toEqual(new Set(busy));
+    expect(new Set(await settlement.pendingMerchants())).toEqual(new Set(busy));
     const before = ctx.deps.clock.visits;
-    ctx.deps.clock.tick();
+    await ctx.deps.clock.tick();
     // One settlement run per busy merchant; the webhook dispatcher is not started in this app, so it visits none.
     expect(ctx.deps.clock.visits - before).toBe(3);
     for (const id of busy) {
@@ -128,9 +128,9 @@ describe("the real-time clock job visits merchants with pending work only", () =
       expect(open.n).toBe(0);
     }
     // Settled and deposited: nobody has work left, a tick visits no one.
-    ctx.deps.clock.tick();
+    await ctx.deps.clock.tick();
     const after = ctx.deps.clock.visits;
-    ctx.deps.clock.tick();
+    await ctx.deps.clock.tick();
     expect(ctx.deps.clock.visits - after).toBe(0);
   });
 });

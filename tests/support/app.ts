@@ -7,7 +7,6 @@ import type { Server } from "bun";
 import { buildDeps, composeApp, type App } from "../../src/entry/app";
 import type { AppDeps } from "../../src/http/deps";
 import type { Config } from "../../src/lib/config";
-import { connectionOf } from "../../src/storage/sqlite/connection";
 import { openTestDatabase } from "./database";
 import { SandboxClock } from "../../src/services/clock";
 import { memoryLogger } from "../../src/lib/logger";
@@ -50,7 +49,7 @@ export async function setup(
 ): Promise<TestContext> {
   const db = await openTestDatabase();
   const log = memoryLogger();
-  const clock = options.now ? new SandboxClock(connectionOf(db), options.now) : undefined;
+  const clock = options.now ? new SandboxClock(db, options.now) : undefined;
   const deps = await buildDeps({
     db,
     config: options.config,

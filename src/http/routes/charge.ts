@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
-import { runIdempotent } from "../../services/idempotency";
 import { parseTotalCents, validateMeta } from "../../../packages/rules/validation";
-import { idempotencyKeyOf, merchantAuth } from "../auth";
+import { merchantAuth } from "../auth";
+import { idempotency } from "../idempotency";
 import { rawBody } from "../raw-body";
 import type { AppDeps } from "../deps";
 import { ApiError, assertValid } from "../../domain/errors";
@@ -10,19 +10,13 @@ import { ChargeBody } from "../../domain/schemas/charge";
 
 export function chargeRoutes(deps: AppDeps) {
   const { transactions, invoices } = deps.services;
-  return new Elysia({ tags: ["Transactions"] }).use(merchantAuth(deps)).post(
-    "/charge",
-    async ({ merchant, body, headers, set, request }) => {
-      const result = await runIdempotent(
-        deps.db,
-        {
-          merchantId: merchant.id,
-          scope: "POST /charge",
-          key: idempotencyKeyOf(headers, body),
-          body,
-          now: await deps.clock.timestamp(merchant.id),
-        },
-        async (tx) => {
+  return new Elysia({ tags: ["Transactions"] })
+    .use(merchantAuth(deps))
+    .use(idempotency(deps))
+    .post(
+      "/charge",
+      ({ merchant, body, request, idempotently }) =>
+        idempotently(async (tx) => {
           const total = parseTotalCents(body.total);
           // meta is kept exactly as sent (the schema normalizer would reshape a wrong type).
           const meta = rawBody(request).meta ?? {};
@@ -48,25 +42,21 @@ export function chargeRoutes(deps: AppDeps) {
                 status: 402,
                 body: { message: record.message ?? "Declined.", code: "payment_declined", transaction: record },
               };
+        }),
+      {
+        idempotent: "POST /charge",
+        body: ChargeBody,
+        headers: t.Object({
+          "idempotency-key": t.Optional(
+            t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
+          ),
+        }),
+        response: { 200: TransactionRecord, 402: DeclinedBody, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
+        detail: {
+          summary: "Charge a payment method",
+          description:
+            "Approved → 200 with the transaction. Declined → 402 with the failed transaction, which is kept. `pre_auth: true` authorizes only.",
         },
-      );
-      set.status = result.status;
-      if (result.replayed) set.headers["idempotent-replayed"] = "true";
-      return result.body as typeof TransactionRecord.static;
-    },
-    {
-      body: ChargeBody,
-      headers: t.Object({
-        "idempotency-key": t.Optional(
-          t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
-        ),
-      }),
-      response: { 200: TransactionRecord, 402: DeclinedBody, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
-      detail: {
-        summary: "Charge a payment method",
-        description:
-          "Approved → 200 with the transaction. Declined → 402 with the failed transaction, which is kept. `pre_auth: true` authorizes only.",
       },
-    },
-  );
+    );
 }

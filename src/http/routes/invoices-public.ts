@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
-import { runIdempotent } from "../../services/idempotency";
-import { idempotencyKeyOf, tokenAuth } from "../auth";
+import { tokenAuth } from "../auth";
+import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { ReceiptService } from "../../services/mail/receipts";
-import { payInvoice } from "./invoices-pay";
+import { payInvoice, payScope } from "./invoices-pay";
 import { settingsOf } from "../../services/merchants";
 import { ErrorBody } from "../../domain/schemas/records";
 import {
@@ -28,28 +28,16 @@ export function publicInvoiceRoutes(deps: AppDeps) {
   const receipts = new ReceiptService(deps);
   return new Elysia({ prefix: "/webpayment/:token", tags: ["Web payments (public)"] })
     .use(tokenAuth(deps))
+    .use(idempotency(deps))
     .post(
       "/invoice",
-      async ({ merchant, body, headers, set }) => {
-        const result = await runIdempotent(
-          deps.db,
-          {
-            merchantId: merchant.id,
-            scope: "POST /webpayment/invoice",
-            key: idempotencyKeyOf(headers, undefined),
-            body,
-            now: await deps.clock.timestamp(merchant.id),
-          },
-          async (tx) => {
-            const row = await invoices.createPublic(tx, merchant.id, body, settingsOf(merchant), deps.publicUrl);
-            return { status: 200, body: await invoices.record(tx, row) };
-          },
-        );
-        set.status = result.status;
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body as typeof InvoiceRecord.static;
-      },
+      ({ merchant, body, idempotently }) =>
+        idempotently(async (tx) => {
+          const row = await invoices.createPublic(tx, merchant.id, body, settingsOf(merchant), deps.publicUrl);
+          return { status: 200, body: await invoices.record(tx, row) };
+        }),
       {
+        idempotent: "POST /webpayment/invoice",
         params: t.Object({ token: t.String() }),
         body: PublicInvoiceBody,
         headers: IdempotencyHeaders,
@@ -63,21 +51,18 @@ export function publicInvoiceRoutes(deps: AppDeps) {
     )
     .post(
       "/invoice/:id/pay",
-      async ({ merchant, params, body, headers, set }) => {
-        const result = await payInvoice(deps, receipts, {
-          merchantId: merchant.id,
-          invoiceId: params.id,
-          paymentMethodId: body.payment_method_id,
-          headers,
-          scope: "POST /webpayment/invoice/pay",
-          source: "webpayment",
-          isMerchantPresent: false,
-        });
-        set.status = result.status;
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body;
-      },
+      ({ merchant, params, body, idempotently }) =>
+        idempotently(
+          payInvoice(deps, receipts, {
+            merchantId: merchant.id,
+            invoiceId: params.id,
+            paymentMethodId: body.payment_method_id,
+            source: "webpayment",
+            isMerchantPresent: false,
+          }),
+        ),
       {
+        idempotent: payScope("POST /webpayment/invoice/pay"),
         params: PublicInvoiceParams,
         body: PayInvoiceBody,
         headers: IdempotencyHeaders,

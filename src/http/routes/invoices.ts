@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
-import { runIdempotent } from "../../services/idempotency";
 import { settingsOf } from "../../services/merchants";
 import { pageRequest } from "../../domain/pagination";
-import { idempotencyKeyOf, merchantAuth } from "../auth";
+import { merchantAuth } from "../auth";
+import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { ReceiptService } from "../../services/mail/receipts";
-import { payInvoice } from "./invoices-pay";
+import { payInvoice, payScope } from "./invoices-pay";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
 import {
   InvoiceBody,
@@ -28,6 +28,7 @@ export function invoiceRoutes(deps: AppDeps) {
   const receipts = new ReceiptService(deps);
   return new Elysia({ prefix: "/invoice", tags: ["Invoices"] })
     .use(merchantAuth(deps))
+    .use(idempotency(deps))
     .get(
       "",
       async ({ merchant, query, request }) =>
@@ -45,36 +46,23 @@ export function invoiceRoutes(deps: AppDeps) {
     )
     .post(
       "",
-      async ({ merchant, body, headers, set }) => {
-        const result = await runIdempotent(
-          deps.db,
-          {
-            merchantId: merchant.id,
-            scope: "POST /invoice",
-            key: idempotencyKeyOf(headers, undefined),
-            body,
-            now: await deps.clock.timestamp(merchant.id),
-          },
-          async (tx) => ({
-            status: 200,
-            body: await invoices.record(
+      ({ merchant, body, idempotently }) =>
+        idempotently(async (tx) => ({
+          status: 200,
+          body: await invoices.record(
+            tx,
+            await invoices.createForMerchant(
               tx,
-              await invoices.createForMerchant(
-                tx,
-                merchant.id,
-                body,
-                deps.publicUrl,
-                // The merchant's custom fields apply with Advanced Customization on.
-                merchant.advanced_customization === 1 ? settingsOf(merchant).custom_fields : [],
-              ),
+              merchant.id,
+              body,
+              deps.publicUrl,
+              // The merchant's custom fields apply with Advanced Customization on.
+              merchant.advanced_customization === 1 ? settingsOf(merchant).custom_fields : [],
             ),
-          }),
-        );
-        set.status = result.status;
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body as typeof InvoiceRecord.static;
-      },
+          ),
+        })),
       {
+        idempotent: "POST /invoice",
         body: InvoiceBody,
         headers: IdempotencyHeaders,
         response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
@@ -96,21 +84,18 @@ export function invoiceRoutes(deps: AppDeps) {
     })
     .post(
       "/:id/pay",
-      async ({ merchant, params, body, headers, set }) => {
-        const result = await payInvoice(deps, receipts, {
-          merchantId: merchant.id,
-          invoiceId: params.id,
-          paymentMethodId: body.payment_method_id,
-          headers,
-          scope: "POST /invoice/pay",
-          source: "api",
-          isMerchantPresent: true,
-        });
-        set.status = result.status;
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body;
-      },
+      ({ merchant, params, body, idempotently }) =>
+        idempotently(
+          payInvoice(deps, receipts, {
+            merchantId: merchant.id,
+            invoiceId: params.id,
+            paymentMethodId: body.payment_method_id,
+            source: "api",
+            isMerchantPresent: true,
+          }),
+        ),
       {
+        idempotent: payScope("POST /invoice/pay"),
         params: InvoiceIdParams,
         body: PayInvoiceBody,
         headers: IdempotencyHeaders,

@@ -1,37 +1,38 @@
 import { Elysia, t } from "elysia";
-import { runIdempotent } from "../../services/idempotency";
-import { idempotencyKeyOf, merchantAuth } from "../auth";
+import { merchantAuth } from "../auth";
+import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody, PaymentMethodRecord } from "../../domain/schemas/records";
 import { PaymentMethodBody } from "../../domain/schemas/payment-methods";
 
 const IdParams = t.Object({ id: t.String() });
 
+/** The payment method's fields: the key a body may carry is not one of them. */
+function withoutKey({ idempotency_id: _key, ...input }: PaymentMethodBody): Omit<PaymentMethodBody, "idempotency_id"> {
+  return input;
+}
+
+/** A repeat must send the same fields; whether the key came as a header or in the body does not matter. */
+const CREATE = {
+  scope: "POST /payment-method",
+  request: ({ body }: { body: unknown }) => withoutKey(body as PaymentMethodBody),
+};
+
 export function paymentMethodRoutes(deps: AppDeps) {
   const { paymentMethods } = deps.services;
   return new Elysia({ prefix: "/payment-method", tags: ["Payment methods"] })
     .use(merchantAuth(deps))
+    .use(idempotency(deps))
     .post(
       "",
-      async ({ merchant, body, headers, set }) => {
-        const { idempotency_id: _key, ...input } = body;
-        const result = await runIdempotent(
-          deps.db,
-          {
-            merchantId: merchant.id,
-            scope: "POST /payment-method",
-            key: idempotencyKeyOf(headers, body),
-            body: input,
-            now: await deps.clock.timestamp(merchant.id),
-          },
-          // The same service as tokenize: the same rules, test cards and fingerprint-only storage.
-          async (tx) => ({ status: 200, body: await paymentMethods.create(tx, merchant, input) }),
-        );
-        set.status = result.status;
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body as typeof PaymentMethodRecord.static;
-      },
+      ({ merchant, body, idempotently }) =>
+        // The same service as tokenize: the same rules, test cards and fingerprint-only storage.
+        idempotently(async (tx) => ({
+          status: 200,
+          body: await paymentMethods.create(tx, merchant, withoutKey(body)),
+        })),
       {
+        idempotent: CREATE,
         body: PaymentMethodBody,
         headers: t.Object({
           "idempotency-key": t.Optional(

@@ -1,12 +1,12 @@
 import { Elysia, t } from "elysia";
-import { runIdempotent } from "../../services/idempotency";
 import { pageRequest } from "../../domain/pagination";
 import { parseTotalCents } from "../../../packages/rules/validation";
-import { idempotencyKeyOf, merchantAuth } from "../auth";
+import { merchantAuth } from "../auth";
+import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { ValidationFailed } from "../../domain/errors";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery, TransactionRecord } from "../../domain/schemas/records";
-import type { Transaction } from "../../services/transactions";
+import type { Executor } from "../../services";
 
 const DateParam = t.String({
   pattern: "^\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2})?$",
@@ -58,6 +58,7 @@ export function transactionRoutes(deps: AppDeps) {
   const { transactions } = deps.services;
   return new Elysia({ prefix: "/transaction", tags: ["Transactions"] })
     .use(merchantAuth(deps))
+    .use(idempotency(deps))
     .get(
       "",
       async ({ merchant, query, request }) =>
@@ -89,12 +90,9 @@ export function transactionRoutes(deps: AppDeps) {
     })
     .post(
       "/:id/capture",
-      async ({ merchant, params, body, headers, set }) => {
-        const result = await operate(merchant.id, "capture", params.id, body, headers);
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body;
-      },
+      ({ merchant, params, body, idempotently }) => idempotently(operate(merchant.id, "capture", params.id, body)),
       {
+        idempotent: "POST /transaction/:id/capture",
         params: t.Object({ id: t.String() }),
         body: AmountBody("Amount to capture: at most the authorized total (default: all of it)"),
         headers: IdempotencyHeaders,
@@ -108,12 +106,9 @@ export function transactionRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/void",
-      async ({ merchant, params, body, headers, set }) => {
-        const result = await operate(merchant.id, "void", params.id, body, headers);
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body;
-      },
+      ({ merchant, params, body, idempotently }) => idempotently(operate(merchant.id, "void", params.id, body)),
       {
+        idempotent: "POST /transaction/:id/void",
         params: t.Object({ id: t.String() }),
         body: AmountBody("Optional: the full amount (a void is always in full; any other amount is refused)"),
         headers: IdempotencyHeaders,
@@ -127,12 +122,9 @@ export function transactionRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/refund",
-      async ({ merchant, params, body, headers, set }) => {
-        const result = await operate(merchant.id, "refund", params.id, body, headers);
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body;
-      },
+      ({ merchant, params, body, idempotently }) => idempotently(operate(merchant.id, "refund", params.id, body)),
       {
+        idempotent: "POST /transaction/:id/refund",
         params: t.Object({ id: t.String() }),
         body: AmountBody("Amount to refund: at most what remains (default: all that remains)"),
         headers: IdempotencyHeaders,
@@ -146,12 +138,10 @@ export function transactionRoutes(deps: AppDeps) {
     )
     .post(
       "/:id/void-or-refund",
-      async ({ merchant, params, body, headers, set }) => {
-        const result = await operate(merchant.id, "void-or-refund", params.id, body, headers);
-        if (result.replayed) set.headers["idempotent-replayed"] = "true";
-        return result.body;
-      },
+      ({ merchant, params, body, idempotently }) =>
+        idempotently(operate(merchant.id, "void-or-refund", params.id, body)),
       {
+        idempotent: "POST /transaction/:id/void-or-refund",
         params: t.Object({ id: t.String() }),
         body: AmountBody("Refund amount after settlement; before it, a void is always in full"),
         headers: IdempotencyHeaders,
@@ -163,33 +153,21 @@ export function transactionRoutes(deps: AppDeps) {
       },
     );
 
-  /** Runs one money operation in one immediate transaction, replayable with an Idempotency-Key. */
-  async function operate(
+  /** One money operation, as the unit of work of its idempotent route. */
+  function operate(
     merchantId: string,
     action: MoneyRoute,
     id: string,
     body: { total?: number | string; idempotency_id?: string } | null | undefined,
-    headers: Record<string, string | undefined>,
-  ): Promise<{ body: Transaction; replayed: boolean }> {
-    const result = await runIdempotent(
-      deps.db,
-      {
-        merchantId,
-        scope: `POST /transaction/${id}/${action}`,
-        key: idempotencyKeyOf(headers, body),
-        body: body ?? {},
-        now: await deps.clock.timestamp(merchantId),
-      },
-      async (tx) => {
-        let cents: number | undefined;
-        if (body?.total !== undefined) {
-          const parsed = parseTotalCents(body.total);
-          if ("error" in parsed) throw new ValidationFailed({ total: [parsed.error] });
-          cents = parsed.cents;
-        }
-        return { status: 200, body: await transactions.operateIn(tx, merchantId, id, action, cents) };
-      },
-    );
-    return { body: result.body as Transaction, replayed: result.replayed };
+  ) {
+    return async (tx: Executor) => {
+      let cents: number | undefined;
+      if (body?.total !== undefined) {
+        const parsed = parseTotalCents(body.total);
+        if ("error" in parsed) throw new ValidationFailed({ total: [parsed.error] });
+        cents = parsed.cents;
+      }
+      return { status: 200, body: await transactions.operateIn(tx, merchantId, id, action, cents) };
+    };
   }
 }

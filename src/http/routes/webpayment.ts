@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
-import { runIdempotent } from "../../services/idempotency";
-import { idempotencyKeyOf, tokenAuth } from "../auth";
+import { tokenAuth } from "../auth";
+import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { ErrorBody, PaymentMethodRecord } from "../../domain/schemas/records";
 import { TokenizeBody, TokenParams } from "../../domain/schemas/webpayment";
@@ -45,36 +45,26 @@ export function withSentCustomerFields<T extends { customer: object | null }>(
  */
 export function webpaymentRoutes(deps: AppDeps) {
   const { paymentMethods } = deps.services;
-  return new Elysia({ prefix: "/webpayment/:token", tags: ["Web payments (public)"] }).use(tokenAuth(deps)).post(
-    "/tokenize",
-    async ({ merchant, body, headers, set }) => {
-      const result = await runIdempotent(
-        deps.db,
-        {
-          merchantId: merchant.id,
-          scope: "POST /webpayment/tokenize",
-          key: idempotencyKeyOf(headers, undefined),
-          body,
-          now: await deps.clock.timestamp(merchant.id),
-        },
-        async (tx) => ({
+  return new Elysia({ prefix: "/webpayment/:token", tags: ["Web payments (public)"] })
+    .use(tokenAuth(deps))
+    .use(idempotency(deps))
+    .post(
+      "/tokenize",
+      ({ merchant, body, idempotently }) =>
+        idempotently(async (tx) => ({
           status: 200,
           body: withSentCustomerFields(await paymentMethods.create(tx, merchant, body), body),
-        }),
-      );
-      set.status = result.status;
-      if (result.replayed) set.headers["idempotent-replayed"] = "true";
-      return result.body as typeof PaymentMethodRecord.static;
-    },
-    {
-      params: TokenParams,
-      body: TokenizeBody,
-      response: { 200: PaymentMethodRecord, 401: ErrorBody, 409: ErrorBody, 422: ErrorBody },
-      detail: {
-        summary: "Tokenize a card or bank account",
-        description:
-          "Creates a payment method for a new, matched (same email + first + last name) or given customer. Only test cards and the test bank account are accepted; the number and CVV are never stored.",
+        })),
+      {
+        idempotent: "POST /webpayment/tokenize",
+        params: TokenParams,
+        body: TokenizeBody,
+        response: { 200: PaymentMethodRecord, 401: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+        detail: {
+          summary: "Tokenize a card or bank account",
+          description:
+            "Creates a payment method for a new, matched (same email + first + last name) or given customer. Only test cards and the test bank account are accepted; the number and CVV are never stored.",
+        },
       },
-    },
-  );
+    );
 }
