@@ -26,6 +26,7 @@ afterEach(async () => {
 
 /** The server's stack without a socket: app + group commit, on a database whose statements are counted. */
 async function countedServer() {
+  // SQLite in both test passes: the statement counter and group commit are SQLite's.
   const storage = openSqlite(":memory:", { groupCommit: true });
   const db = storage.raw;
   const counter = countStatements(db);
