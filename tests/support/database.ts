@@ -39,7 +39,7 @@ export const onPostgres = TEST_DIALECT === "postgres";
  */
 export async function openTestDatabase(label = "app"): Promise<Database> {
   if (TEST_DIALECT === "sqlite") return openSqlite(":memory:");
-  return openPostgres(await migratedPostgresDatabase(label), { max: 5, idleTimeout: 1 });
+  return openPostgres(await migratedPostgresDatabase(label), { max: 10, idleTimeout: 1 });
 }
 
 /** The number of rows in a table (a fixed table name from the test, never input). */
