@@ -80,7 +80,9 @@ export function findTransaction(ex: Executor, merchantId: string, id: string): P
  */
 export function lockTransaction(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | undefined> {
   const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
-  return ex.get<TransactionRow>(sql`SELECT * FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`);
+  return ex.get<TransactionRow>(
+    sql`SELECT * FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`,
+  );
 }
 
 /**
