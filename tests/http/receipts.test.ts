@@ -269,7 +269,9 @@ describe("relaying receipts through --smtp", () => {
     const paid = await pay(ctx);
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe("PAID");
-    expect((await latest(ctx)).relay_status).toBe("pending");
+    // pay() answered without waiting for the relay: the refused connection may or may not be
+    // recorded yet (on PostgreSQL the read often comes after it).
+    expect(["pending", "failed"]).toContain((await latest(ctx)).relay_status);
     await ctx.deps.mailer.idle();
     const email = await latest(ctx);
     expect(email.relay_status).toBe("failed");
