@@ -167,7 +167,7 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
   });
   return {
     db: options.db,
-    // Transitional (AppDeps.sqlite): only a SQLite storage has a bun:sqlite connection under it.
+    // Only tests read the bun:sqlite connection now; on PostgreSQL there is none to read.
     get sqlite() {
       return connectionOf(options.db);
     },
