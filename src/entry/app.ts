@@ -124,12 +124,14 @@ async function parseJsonBody({ request }: { request: Request }): Promise<unknown
 export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
   const config: Config = { ...DEFAULT_CONFIG, ...options.config };
   const sqlite = connectionOf(options.db);
-  const clock = options.clock ?? new SandboxClock(sqlite);
+  const clock = options.clock ?? new SandboxClock(options.db);
+  // Clocks a previous run (or another process) advanced.
+  await clock.refresh();
   const events = new EventBus<Executor>();
   const log = options.log ?? createLogger({ quiet: config.quiet });
   const services = await createServices(options.db, clock, events);
   await services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
-  const mailer = new Mailer(sqlite, {
+  const mailer = new Mailer(options.db, {
     smtpUrl: config.smtpUrl,
     smtpAllow: config.smtpAllow,
     log,
@@ -149,7 +151,7 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
       clockTicker(clock, log),
       mailer.worker(),
       new WebhookDispatcher({
-        db: sqlite,
+        db: options.db,
         clock,
         outbox: services.webhooks,
         log,
@@ -163,13 +165,14 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
 /** Runs every merchant's due jobs once a second of real time, and once at start to catch up. */
 function clockTicker(clock: SandboxClock, log: Logger, intervalMs = 1000): Worker {
   let timer: ReturnType<typeof setInterval> | undefined;
-  // A failing job is logged and retried on the next tick; it must never stop the server.
+  let running: Promise<void> | undefined;
+  // A failing job is logged and retried on the next tick; it must never stop the server. A tick
+  // still running when the next is due lets that one pass.
   const tick = () => {
-    try {
-      clock.tick();
-    } catch (error) {
-      log.error(`clock job failed: ${(error as Error)?.stack ?? String(error)}`);
-    }
+    running ??= clock
+      .tick()
+      .catch((error) => log.error(`clock job failed: ${(error as Error)?.stack ?? String(error)}`))
+      .finally(() => (running = undefined));
   };
   return {
     name: "clock",
@@ -177,8 +180,9 @@ function clockTicker(clock: SandboxClock, log: Logger, intervalMs = 1000): Worke
       tick();
       timer = setInterval(tick, intervalMs);
     },
-    stop() {
+    async stop() {
       clearInterval(timer);
+      await running;
     },
   };
 }

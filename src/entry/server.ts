@@ -8,8 +8,11 @@ import { networkInterfaces } from "node:os";
 import { dirname, resolve } from "node:path";
 import { buildDeps, composeApp, startWorkers, stopWorkers, VERSION } from "./app";
 import { closeLiveStreams } from "../http/dashboard/routes";
-import { ConfigError, helpText, loadConfig, publicUrlOf, type Config } from "../lib/config";
-import { openSqlite, type SqliteDatabase } from "../storage/sqlite/database";
+import { ConfigError, databaseTarget, helpText, loadConfig, publicUrlOf, type Config } from "../lib/config";
+import type { Database } from "../storage/database";
+import { openPostgres } from "../storage/postgres/database";
+import { migratePostgres } from "../storage/postgres/migrate";
+import { openSqlite, SqliteDatabase } from "../storage/sqlite/database";
 import { around, groupCommitWorker } from "../storage/sqlite/group-commit";
 import { createLogger } from "../lib/logger";
 import { isLoopbackBind } from "../lib/net";
@@ -118,6 +121,55 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+interface OpenedDatabase {
+  db: Database;
+  /** Where the data is, for the banner and the ready line: the file, or the URL without its password. */
+  display: string;
+  /** " (created)", " (reset)", " (migrated)" or "". */
+  note: string;
+}
+
+/** Opens what --db names (a SQLite file or a PostgreSQL URL), or stops start-up with one clear line. */
+async function openDatabase(config: Config, log: ReturnType<typeof createLogger>): Promise<OpenedDatabase> {
+  const target = databaseTarget(config.dbPath);
+  if (target.kind === "postgres") {
+    let db: Awaited<ReturnType<typeof openPostgres>>;
+    try {
+      db = await openPostgres(target.url);
+    } catch (error) {
+      fail(`cannot connect to PostgreSQL at ${target.display}: ${reason((error as Error).cause ?? error)}`);
+    }
+    let applied: number[];
+    try {
+      // Several processes may start together: an advisory lock lets exactly one of them migrate.
+      applied = await migratePostgres(db);
+    } catch (error) {
+      await db.close().catch(() => {});
+      fail(`cannot migrate the PostgreSQL database at ${target.display}: ${reason(error)}`);
+    }
+    return { db, display: target.display, note: applied.length > 0 ? " (migrated)" : "" };
+  }
+  const problem = databasePathProblem(target.path);
+  if (problem) fail(problem);
+  const dbPath = target.path === ":memory:" ? ":memory:" : resolve(target.path);
+  const existed = dbPath !== ":memory:" && existsSync(dbPath);
+  if (config.reset && existed) {
+    try {
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
+    } catch (error) {
+      fail(`cannot reset the database at ${dbPath}: ${reason(error)}`);
+    }
+  }
+  try {
+    // Concurrent requests share one SQLite commit; each answer waits for the commit of its writes.
+    const db = openSqlite(dbPath, { groupCommit: true, log });
+    const note = dbPath === ":memory:" ? "" : config.reset && existed ? " (reset)" : existed ? "" : " (created)";
+    return { db, display: dbPath, note };
+  } catch (error) {
+    fail(`cannot open the database at ${dbPath}: ${reason(error)}`);
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(helpText() + "\n");
@@ -134,34 +186,30 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const problem = databasePathProblem(config.dbPath);
-  if (problem) fail(problem);
-  const dbPath = config.dbPath === ":memory:" ? ":memory:" : resolve(config.dbPath);
-  const existed = dbPath !== ":memory:" && existsSync(dbPath);
-  if (config.reset && existed) {
-    try {
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
-    } catch (error) {
-      fail(`cannot reset the database at ${dbPath}: ${reason(error)}`);
-    }
-  }
   const log = createLogger({ quiet: config.quiet });
-  let db: SqliteDatabase;
+  const opened = await openDatabase(config, log);
+  const { db } = opened;
+  let deps: Awaited<ReturnType<typeof buildDeps>>;
   try {
-    // Concurrent requests share one SQLite commit; each answer waits for the commit of its writes.
-    db = openSqlite(dbPath, { groupCommit: true, log });
+    deps = await buildDeps({ db, config, log, publicUrl: publicUrlOf(config) });
   } catch (error) {
-    fail(`cannot open the database at ${dbPath}: ${reason(error)}`);
+    await db.close().catch(() => {});
+    fail(`cannot start on the database at ${opened.display}: ${reason(error)}`);
   }
-  const deps = await buildDeps({ db, config, log, publicUrl: publicUrlOf(config) });
   const app = composeApp(deps);
-  deps.workers.push(groupCommitWorker(db));
+  // SQLite: concurrent requests share one commit, and each answer waits for the commit of its
+  // writes. PostgreSQL: every unit of work has committed before its route answers.
+  const grouped = db instanceof SqliteDatabase ? db : undefined;
+  const handle = grouped
+    ? (request: Request) => around(grouped, () => app.fetch(request))
+    : (request: Request) => app.fetch(request);
+  if (grouped) deps.workers.push(groupCommitWorker(grouped));
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
       hostname: config.host,
       port: config.port,
-      fetch: (request) => around(db, () => app.fetch(request)),
+      fetch: handle,
       // Bodies over 1 MiB get the 413 envelope from the app; this only stops absurd uploads early.
       maxRequestBodySize: 8 * 1024 * 1024,
       error: () => Response.json({ message: "Internal error.", code: "internal_error" }, { status: 500 }),
@@ -178,11 +226,10 @@ export async function main(argv: string[]): Promise<void> {
   deps.publicUrl = url;
   startWorkers(deps);
   const merchant = await deps.services.merchants.getDefault();
-  const dbNote = dbPath === ":memory:" ? "" : config.reset && existed ? " (reset)" : existed ? "" : " (created)";
   process.stdout.write(
     config.readyJson
-      ? readyLine(url, merchant.web_payments_token, merchant.api_key, dbPath)
-      : banner(config, url, merchant.web_payments_token, merchant.api_key, dbPath + dbNote, {
+      ? readyLine(url, merchant.web_payments_token, merchant.api_key, opened.display)
+      : banner(config, url, merchant.web_payments_token, merchant.api_key, opened.display + opened.note, {
           port: server.port ?? config.port,
           webhookSecret: merchant.webhook_secret,
         }) + "\n",

@@ -9,7 +9,7 @@ export interface Config {
   host: string;
   /** TCP port; 0 picks a free one. */
   port: number;
-  /** SQLite file, or ":memory:". */
+  /** SQLite file, ":memory:", or a postgres:// URL (see {@link databaseTarget}). */
   dbPath: string;
   /** The address integrators reach the sandbox at (script tags, hosted links); derived from host and port when empty. */
   publicUrl: string;
@@ -46,7 +46,7 @@ export interface Config {
    * request was a measurable share of a charge's CPU (README "Performance"). Errors and 5xx always log.
    */
   logRequests: boolean;
-  /** Delete the database file before starting. */
+  /** Delete the SQLite database file before starting (refused on PostgreSQL). */
   reset: boolean;
   /** Print one JSON line when listening instead of the banner, for tools that start the sandbox. */
   readyJson: boolean;
@@ -92,7 +92,13 @@ interface Option {
 export const OPTIONS: readonly Option[] = [
   { key: "port", flag: "--port", env: "PAYSANDBOX_PORT", kind: "number", help: "TCP port (0 = any free port)" },
   { key: "host", flag: "--host", env: "PAYSANDBOX_HOST", kind: "string", help: "interface to listen on" },
-  { key: "dbPath", flag: "--db", env: "PAYSANDBOX_DB", kind: "string", help: "SQLite file, or :memory:" },
+  {
+    key: "dbPath",
+    flag: "--db",
+    env: "PAYSANDBOX_DB",
+    kind: "string",
+    help: "SQLite file, :memory:, or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for a shared sandbox",
+  },
   {
     key: "publicUrl",
     flag: "--public-url",
@@ -200,7 +206,13 @@ export const OPTIONS: readonly Option[] = [
     kind: "boolean",
     help: "log every request: method, path, status, time",
   },
-  { key: "reset", flag: "--reset", env: "PAYSANDBOX_RESET", kind: "boolean", help: "start with a fresh database" },
+  {
+    key: "reset",
+    flag: "--reset",
+    env: "PAYSANDBOX_RESET",
+    kind: "boolean",
+    help: "start with a fresh SQLite file (refused for a postgres:// database: drop and re-create it instead)",
+  },
   {
     key: "readyJson",
     flag: "--ready-json",
@@ -311,6 +323,11 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
       result[key] = "";
     }
   }
+  const database = databaseTarget(result.dbPath);
+  if (database.kind === "postgres" && result.reset)
+    throw new ConfigError(
+      `--reset deletes a SQLite file; it does not empty the PostgreSQL database ${database.display}, which other sandbox processes may share. To start afresh, drop and re-create it (dropdb, createdb), then start without --reset.`,
+    );
   if (!Number.isInteger(result.maxMerchants) || result.maxMerchants < 1)
     throw new ConfigError(`--max-merchants must be a whole number of at least 1, got ${result.maxMerchants}`);
   const badEntry = (flag: string, list: string[], pattern: RegExp, shape: string) => {
@@ -326,6 +343,81 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
   badEntry("--webhook-allow", result.webhookAllow, WEBHOOK_ENTRY, "HOST, HOST:PORT, *.DOMAIN or *");
   badEntry("--smtp-allow", result.smtpAllow, SMTP_ENTRY, "an e-mail address, @DOMAIN or *");
   return result;
+}
+
+/** Where the data lives: a SQLite file (or ":memory:"), or a PostgreSQL database shared by several processes. */
+export type DatabaseTarget =
+  | { kind: "sqlite"; path: string }
+  | {
+      kind: "postgres";
+      /** The URL as given (with its password, if any): only for connecting. */
+      url: string;
+      /** The URL without its password, for the banner, the ready line and messages. */
+      display: string;
+    };
+
+/** The query parameters a postgres:// URL may carry, with their allowed values. */
+const POSTGRES_PARAMETERS: Record<string, readonly string[]> = {
+  sslmode: ["disable", "prefer", "require", "verify-ca", "verify-full"],
+};
+
+/** A URL without its password (user, host, port, database and parameters kept). */
+export function withoutPassword(url: URL): string {
+  const copy = new URL(url.href);
+  copy.password = "";
+  return copy.href;
+}
+
+/**
+ * What `--db` (or PAYSANDBOX_DB) names. `:memory:` and paths are SQLite; postgres:// and
+ * postgresql:// URLs are PostgreSQL. Anything else that looks like a URL (`mysql://…`,
+ * `sqlite://…`, `file:…`) is refused rather than taken as a file called "mysql:", and so is a
+ * PostgreSQL URL without a host or a database. Messages never show a password.
+ */
+export function databaseTarget(value: string): DatabaseTarget {
+  const trimmed = value.trim();
+  if (trimmed === "") throw new ConfigError('--db needs a SQLite file, ":memory:" or a postgres:// URL; got ""');
+  if (trimmed === ":memory:") return { kind: "sqlite", path: trimmed };
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(trimmed)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { kind: "sqlite", path: value };
+  if (scheme !== "postgres" && scheme !== "postgresql") {
+    const hint =
+      scheme === "sqlite" || scheme === "file"
+        ? " For SQLite give the file's path itself (e.g. --db ./data/sandbox.sqlite)."
+        : " For a file whose name has a colon, write it as a path (./NAME).";
+    throw new ConfigError(
+      `--db ${JSON.stringify(safeDisplay(trimmed))}: ${scheme}: is not a database paysandbox runs on; --db takes a SQLite file, ":memory:" or postgres://USER@HOST:PORT/DATABASE.${hint}`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    throw new ConfigError(
+      `--db ${JSON.stringify(safeDisplay(trimmed))} is not a valid URL; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`,
+    );
+  }
+  const display = withoutPassword(url);
+  const problem = (text: string) =>
+    new ConfigError(`--db ${display}: ${text}; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`);
+  if (!trimmed.slice(scheme.length).startsWith("://")) throw problem("the host is missing");
+  if (url.hostname === "") throw problem("the host is missing");
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ""));
+  if (database === "") throw problem("the database name is missing");
+  if (database.includes("/")) throw problem(`"${database}" is not a database name`);
+  if (url.hash) throw problem("a #fragment means nothing here");
+  for (const [name, setting] of url.searchParams) {
+    const allowed = POSTGRES_PARAMETERS[name];
+    if (!allowed)
+      throw problem(`unknown parameter ${name} (supported: ${Object.keys(POSTGRES_PARAMETERS).join(", ")})`);
+    if (!allowed.includes(setting)) throw problem(`${name} must be one of ${allowed.join(", ")}, got "${setting}"`);
+  }
+  return { kind: "postgres", url: trimmed, display };
+}
+
+/** A value that may be a URL with a password, for a message: the password replaced. */
+function safeDisplay(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, "$1:***@");
 }
 
 /** The public base URL: the configured one, or http://host:port. */

@@ -1,18 +1,19 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "../storage/database";
+import * as repo from "../storage/repositories/clock";
 import { formatTimestamp } from "../domain/time";
 
 /**
  * The sandbox clock: real time plus a per-merchant offset that `POST /_sandbox/clock/advance`
  * moves forward. Every record timestamp, settlement and retry of a merchant reads this clock.
  */
-/** Runs the jobs due for a merchant at `now` (settlement, webhook retries). Must be synchronous. */
-export type TickListener = (merchantId: string, now: Date) => void;
+/** Runs the jobs due for a merchant at `now` (settlement, webhook retries); awaited in turn. */
+export type TickListener = (merchantId: string, now: Date) => Promise<unknown> | unknown;
 
 /**
  * The merchants a job runner may have work for (read from an index, cheap). The real-time tick
  * visits only these, so its cost follows merchants with pending work, not merchants.
  */
-export type PendingMerchants = () => Iterable<string>;
+export type PendingMerchants = () => Promise<Iterable<string>> | Iterable<string>;
 
 const DAY_MS = 86_400_000;
 
@@ -29,6 +30,7 @@ export function clockLimitMessage(nowText: string, maxSeconds: number): string {
 export class SandboxClock {
   private readonly offsets = new Map<string, number>();
   private readonly listeners: { run: TickListener; pending?: PendingMerchants }[] = [];
+  private readonly secondListeners: (() => void)[] = [];
   /** Job runs of real-time ticks (one per merchant and runner), for tests that bound the tick's cost. */
   visits = 0;
   /** Each merchant's last advance: the sandbox times it jumped from and to, and the real time it happened. */
@@ -39,17 +41,23 @@ export class SandboxClock {
     private readonly realNow: () => number = Date.now,
   ) {}
 
-  /** Milliseconds the merchant's clock is ahead of real time. */
-  offsetMs(merchantId: string): number {
-    let offset = this.offsets.get(merchantId);
-    if (offset === undefined) {
-      const row = this.db
-        .query<{ clock_offset_ms: number }, [string]>("SELECT clock_offset_ms FROM merchants WHERE id = ?")
-        .get(merchantId);
-      offset = row?.clock_offset_ms ?? 0;
-      this.offsets.set(merchantId, offset);
+  /**
+   * Reads every merchant's offset from the database (at start, and on each real-time tick): an
+   * advance made by another process is seen here within a second.
+   */
+  async refresh(): Promise<void> {
+    const advanced = await repo.advancedClocks(this.db);
+    const ahead = new Set<string>();
+    for (const { id, clock_offset_ms } of advanced) {
+      ahead.add(id);
+      this.offsets.set(id, Number(clock_offset_ms));
     }
-    return offset;
+    for (const id of this.offsets.keys()) if (!ahead.has(id)) this.offsets.set(id, 0);
+  }
+
+  /** Milliseconds the merchant's clock is ahead of real time (as last read from the database). */
+  offsetMs(merchantId: string): number {
+    return this.offsets.get(merchantId) ?? 0;
   }
 
   now(merchantId: string): Date {
@@ -71,7 +79,9 @@ export class SandboxClock {
    * order: the clock stops at each midnight UTC on the way (the settlement boundaries) and the
    * job runners run there, then at the new now. Returns the new now.
    */
-  advance(merchantId: string, ms: number): Date {
+  async advance(merchantId: string, ms: number): Promise<Date> {
+    // The database is the truth: another process may have moved this clock.
+    this.offsets.set(merchantId, await repo.clockOffset(this.db, merchantId));
     const offset = this.offsetMs(merchantId) + Math.max(0, Math.round(ms));
     const target = this.realNow() + offset;
     if (target > LATEST_CLOCK_MS) {
@@ -83,16 +93,16 @@ export class SandboxClock {
     const firstMidnight = Math.floor(this.now(merchantId).getTime() / DAY_MS) * DAY_MS + DAY_MS;
     // The new time is stored first: a job that fails on the way leaves the clock where it was asked
     // to be, and what it did not run is caught up by the next tick (jobs are decided by timestamps).
-    this.db.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(offset, merchantId);
+    await repo.setClockOffset(this.db, merchantId, offset);
     try {
       for (let midnight = firstMidnight; midnight <= target; midnight += DAY_MS) {
         this.offsets.set(merchantId, midnight - this.realNow());
-        this.tick(merchantId);
+        await this.tick(merchantId);
       }
     } finally {
       this.offsets.set(merchantId, offset);
     }
-    this.tick(merchantId);
+    await this.tick(merchantId);
     return this.now(merchantId);
   }
 
@@ -102,8 +112,8 @@ export class SandboxClock {
   }
 
   /** Puts the merchant's clock back on real time (POST /_sandbox/reset). */
-  resetToRealTime(merchantId: string): void {
-    this.db.query("UPDATE merchants SET clock_offset_ms = 0 WHERE id = ?").run(merchantId);
+  async resetToRealTime(merchantId: string): Promise<void> {
+    await repo.setClockOffset(this.db, merchantId, 0);
     this.offsets.set(merchantId, 0);
     this.jumps.delete(merchantId);
   }
@@ -144,24 +154,52 @@ export class SandboxClock {
   }
 
   /**
+   * Registers a listener called once per real-time tick (not per merchant): a job runner that
+   * finds its own work in the database. Returns a function that removes it.
+   */
+  onSecond(listener: () => void): () => void {
+    this.secondListeners.push(listener);
+    return () => {
+      const at = this.secondListeners.indexOf(listener);
+      if (at >= 0) this.secondListeners.splice(at, 1);
+    };
+  }
+
+  /**
    * Runs the job runners for one merchant, or (the real-time tick) each runner for the merchants
    * it has pending work for.
    */
-  tick(merchantId?: string): void {
+  async tick(merchantId?: string): Promise<void> {
+    // The real-time tick first reads the clocks again (an advance by another process).
+    if (!merchantId) await this.refresh();
     let everyone: string[] | undefined;
-    const all = () =>
-      (everyone ??= this.db
-        .query<{ id: string }, []>("SELECT id FROM merchants")
-        .all()
-        .map((row) => row.id));
     // One failing job must not starve the others (or other merchants): run them all, then throw.
     const errors: unknown[] = [];
     for (const listener of [...this.listeners]) {
-      const ids = merchantId ? [merchantId] : listener.pending ? listener.pending() : all();
+      let ids: Iterable<string>;
+      try {
+        ids = merchantId
+          ? [merchantId]
+          : listener.pending
+            ? await listener.pending()
+            : (everyone ??= await repo.merchantIds(this.db));
+      } catch (error) {
+        errors.push(error);
+        continue;
+      }
       for (const id of ids) {
         if (!merchantId) this.visits++;
         try {
-          listener.run(id, this.now(id));
+          await listener.run(id, this.now(id));
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+    }
+    if (!merchantId) {
+      for (const listener of [...this.secondListeners]) {
+        try {
+          listener();
         } catch (error) {
           errors.push(error);
         }

@@ -1,10 +1,13 @@
 /**
- * What the dashboard reads: through the other modules' services where they offer it, and by
- * read-only SQL where it filters differently (transaction status, batch) or where a module has no
- * list for it (the e-mail and SMS outboxes, every deposit including pending ones).
+ * What the dashboard reads: through the same service queries the API lists with (transactions,
+ * customers, invoices, webhooks, the outboxes, deposits), and the overview's totals and the live
+ * refresh's change mark from src/storage/repositories/activity.ts.
  */
-import type { Database } from "bun:sqlite";
-import { pageRequest, paginate, type Page } from "../domain/pagination";
+import type { Database } from "../storage/database";
+import { merchantActivity, transactionTotals, type TransactionTotals } from "../storage/repositories/activity";
+import type { Mailer } from "./mail/mailer";
+import type { DepositService } from "./deposits";
+import { pageRequest, type Page } from "../domain/pagination";
 import type { Services } from ".";
 import type { Customer } from "./customers";
 import type { PaymentMethod } from "./payment-methods";
@@ -115,6 +118,8 @@ export class DashboardService {
   constructor(
     private readonly db: Database,
     private readonly services: Services,
+    private readonly mailer: Mailer,
+    private readonly depositService: DepositService,
   ) {}
 
   merchants(): Promise<MerchantRow[]> {
@@ -134,6 +139,11 @@ export class DashboardService {
       pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
       "http://localhost/dashboard/transactions",
     );
+  }
+
+  /** The overview's totals: top-level transactions, approved volume, declines. */
+  transactionTotals(merchantId: string): Promise<TransactionTotals> {
+    return transactionTotals(this.db, merchantId);
   }
 
   transaction(merchantId: string, id: string): Promise<Transaction | null> {
@@ -158,77 +168,42 @@ export class DashboardService {
     return { customer, paymentMethods: await this.services.paymentMethods.listForCustomer(merchantId, id) };
   }
 
-  /** One page of a table's rows (the outboxes and deposits, which the dashboard reads by SQL). */
-  private paged<T>(
-    table: string,
-    where: string[],
-    params: (string | number)[],
-    order: string,
-    pageNumber: number,
-  ): Page<T> {
-    const page = pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE });
-    const clause = where.join(" AND ");
-    const total = this.db
-      .query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${clause}`)
-      .get(...params)!.n;
-    const rows = this.db
-      .query<T, (string | number)[]>(`SELECT * FROM ${table} WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`)
-      .all(...params, page.perPage, page.offset);
-    return paginate(rows, total, page, "http://localhost/dashboard");
-  }
-
-  emails(
+  /** E-mails, newest first (the outbox's list, as GET /_sandbox/emails reads it); `to` matches part of the address. */
+  async emails(
     merchantId: string,
     pageNumber: number,
     to?: string,
     extra: { invoiceId?: string; transactionId?: string } = {},
-  ): Page<EmailView> {
-    const where = ["merchant_id = ?"];
-    const params: string[] = [merchantId];
-    if (to) {
-      where.push("to_address LIKE ? ESCAPE '\\'");
-      params.push(`%${to.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    }
-    // A transaction's e-mails include its invoice's receipt (pay() sends it about the invoice).
-    const about: string[] = [];
-    if (extra.invoiceId) {
-      about.push("invoice_id = ?");
-      params.push(extra.invoiceId);
-    }
-    if (extra.transactionId) {
-      about.push("transaction_id = ?");
-      params.push(extra.transactionId);
-    }
-    if (about.length) where.push(`(${about.join(" OR ")})`);
-    return this.paged<EmailView>("emails", where, params, "created_at DESC, rowid DESC", pageNumber);
+  ): Promise<Page<EmailView>> {
+    return this.mailer.emails(
+      merchantId,
+      { toContains: to || undefined, invoiceId: extra.invoiceId, transactionId: extra.transactionId },
+      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
+      "http://localhost/dashboard",
+    );
   }
 
   /** One e-mail of the merchant with its HTML part, or null. */
-  email(merchantId: string, id: string): (EmailView & { html: string }) | null {
-    return this.db
-      .query<EmailView & { html: string }, [string, string]>("SELECT * FROM emails WHERE id = ? AND merchant_id = ?")
-      .get(id, merchantId);
+  email(merchantId: string, id: string): Promise<(EmailView & { html: string }) | null> {
+    return this.mailer.email(merchantId, id);
   }
 
   /** Text messages, newest first; only those to `to` (as GET /_sandbox/sms?to= matches it) when given. */
-  sms(merchantId: string, pageNumber: number, to?: string): Page<SmsView> {
-    const where = ["merchant_id = ?"];
-    const params: string[] = [merchantId];
-    if (to) {
-      where.push("lower(to_phone) = lower(?)");
-      params.push(to.trim());
-    }
-    return this.paged<SmsView>("sms", where, params, "created_at DESC, rowid DESC", pageNumber);
+  sms(merchantId: string, pageNumber: number, to?: string): Promise<Page<SmsView>> {
+    return this.mailer.texts(
+      merchantId,
+      to,
+      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
+      "http://localhost/dashboard",
+    );
   }
 
   /** Every settlement batch, pending deposits included, newest first. */
-  deposits(merchantId: string, pageNumber: number): Page<DepositView> {
-    return this.paged<DepositView>(
-      "deposits",
-      ["merchant_id = ?"],
-      [merchantId],
-      "deposit_at DESC, rowid DESC",
-      pageNumber,
+  deposits(merchantId: string, pageNumber: number): Promise<Page<DepositView>> {
+    return this.depositService.all(
+      merchantId,
+      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
+      "http://localhost/dashboard",
     );
   }
 
@@ -242,12 +217,13 @@ export class DashboardService {
   }
 
   /** Active (not deleted) webhooks, disabled ones included, newest first. */
-  webhooks(merchantId: string): WebhookView[] {
-    return this.services.webhooks.list(
+  async webhooks(merchantId: string): Promise<WebhookView[]> {
+    const page = await this.services.webhooks.list(
       merchantId,
       pageRequest({ page: 1, per_page: 200 }),
       "http://localhost/dashboard",
-    ).data;
+    );
+    return page.data;
   }
 
   /** Deliveries, newest first, filtered like GET /_sandbox/webhook-deliveries. */
@@ -255,7 +231,7 @@ export class DashboardService {
     merchantId: string,
     pageNumber: number,
     filters: { status?: DeliveryStatus; event?: string; webhookId?: string; recordId?: string } = {},
-  ): Page<DeliveryView> {
+  ): Promise<Page<DeliveryView>> {
     return this.services.webhooks.deliveries(
       merchantId,
       filters,
@@ -265,24 +241,28 @@ export class DashboardService {
   }
 
   /** One delivery of the merchant with every attempt, or null. */
-  delivery(merchantId: string, id: string): DeliveryView | null {
+  async delivery(merchantId: string, id: string): Promise<DeliveryView | null> {
     try {
-      return this.services.webhooks.delivery(merchantId, id);
+      return await this.services.webhooks.delivery(merchantId, id);
     } catch (error) {
       if (error instanceof ApiError && error.code === "not_found") return null;
       throw error;
     }
   }
 
-  redeliver(merchantId: string, deliveryId: string): DeliveryView {
+  redeliver(merchantId: string, deliveryId: string): Promise<DeliveryView> {
     return this.services.webhooks.redeliver(merchantId, deliveryId);
   }
 
   /**
-   * A number that grows with every row written through this connection (the whole app shares
-   * one): the live refresh notices e-mails, deliveries and other rows no event announces.
+   * A number that changes when the merchant's outboxes or webhook deliveries change (rows no
+   * record event announces), read from the database so writes by any process count: the live
+   * refresh compares it with the page's.
    */
-  changeCounter(): number {
-    return this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()!.n;
+  async changeMark(merchantId: string): Promise<number> {
+    const activity = await merchantActivity(this.db, merchantId);
+    let hash = 0;
+    for (const char of Object.values(activity).join(":")) hash = (hash * 31 + char.charCodeAt(0)) % 1_000_000_000_007;
+    return hash;
   }
 }

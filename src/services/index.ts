@@ -4,7 +4,6 @@
  */
 import type { Database, Executor } from "../storage/database";
 import { ensureSetting } from "../storage/repositories/settings";
-import { connectionOf } from "../storage/sqlite/connection";
 import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
 import { CustomerService } from "./customers";
@@ -40,14 +39,16 @@ export async function createServices(db: Database, clock: SandboxClock, events: 
   const customers = new CustomerService(db, clock, events);
   const paymentMethods = new PaymentMethodService(db, clock, customers, await databaseSecret(db, "fingerprint_key"));
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
-  const settlement = new Settlement(connectionOf(db), events, transactions);
+  const settlement = new Settlement(db, events, transactions);
   clock.onTick(
     (merchantId, now) => settlement.run(merchantId, now),
     () => settlement.pendingMerchants(),
   );
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
-  const webhooks = new WebhookService(connectionOf(db), clock);
+  const webhooks = new WebhookService(db, clock);
   // The webhook outbox: delivery rows are written inside the unit of work of the change.
-  events.on((_ex, event) => void webhooks.enqueue(event));
+  events.on(async (ex, event) => {
+    await webhooks.enqueue(ex, event);
+  });
   return { merchants, customers, paymentMethods, transactions, settlement, invoices, webhooks };
 }

@@ -24,12 +24,11 @@
  * `create_deposit` with the deposit record when a deposit lands.
  */
 import type { DepositRecord } from "../domain/schemas/deposits";
-import type { Database } from "bun:sqlite";
+import type { Database, Executor } from "../storage/database";
+import * as repo from "../storage/repositories/deposits";
+import type { BatchStats, DepositRow } from "../storage/repositories/deposits";
 import type { TransactionRow, TransactionService } from "./transactions";
-import { distinctMerchants } from "../storage/sqlite/distinct-merchants";
 import type { EventBus } from "../domain/events";
-import type { Executor } from "../storage/database";
-import { storageOf } from "../storage/sqlite/connection";
 import { centsToNumber } from "../domain/money";
 import { formatTimestamp, parseTimestamp } from "../domain/time";
 import { feeCents } from "../domain/fees";
@@ -62,36 +61,10 @@ export function achSettlesAt(createdAt: string, achSettlementDays: number): numb
   return addBusinessDays(startOfDay(parseTimestamp(createdAt).getTime()), achSettlementDays) + DAY_MS;
 }
 
-export interface DepositRow {
-  id: string;
-  merchant_id: string;
-  batch_id: string;
-  method: "card" | "bank";
-  settled_at: string;
-  deposit_at: string;
-  deposited_at: string | null;
-  transaction_count: number;
-  gross_cents: number;
-  refunds_cents: number;
-  fees_cents: number;
-  net_cents: number;
-  created_at: string;
-  updated_at: string;
-}
+export type { BatchStats, DepositRow } from "../storage/repositories/deposits";
 
 /** The deposit record of GET /query/deposit and the create_deposit event: the type of its schema. */
 export type Deposit = typeof DepositRecord.static;
-
-/** The amounts of a batch, as the real service's deposit report gives them. */
-export interface BatchStats {
-  lastTransaction: string | null;
-  count: number;
-  sumCents: number;
-  minCents: number;
-  maxCents: number;
-  /** Sum of the squared amounts, for the standard deviation. */
-  squaresCents: number;
-}
 
 const EMPTY_STATS: BatchStats = {
   lastTransaction: null,
@@ -101,38 +74,6 @@ const EMPTY_STATS: BatchStats = {
   maxCents: 0,
   squaresCents: 0,
 };
-
-/** The rows a batch pays out: its sales (charges, captures) and refunds, refunds as negative amounts. */
-export const BATCH_ROWS = "type IN ('charge', 'capture', 'refund')";
-
-/** BatchStats of each of `batchIds` (of one merchant), in one query. */
-export function batchStats(db: Database, merchantId: string, batchIds: string[]): Map<string, BatchStats> {
-  const stats = new Map<string, BatchStats>();
-  if (batchIds.length === 0) return stats;
-  const rows = db
-    .query<
-      { batch_id: string; last: string; n: number; sum: number; min: number; max: number; squares: number },
-      string[]
-    >(
-      `SELECT batch_id, MAX(created_at) AS last, COUNT(*) AS n, SUM(amount) AS sum, MIN(amount) AS min,
-         MAX(amount) AS max, SUM(amount * amount) AS squares
-       FROM (SELECT batch_id, created_at, CASE type WHEN 'refund' THEN -total_cents ELSE total_cents END AS amount
-             FROM transactions WHERE merchant_id = ? AND batch_id IN (${batchIds.map(() => "?").join(", ")}) AND ${BATCH_ROWS})
-       GROUP BY batch_id`,
-    )
-    .all(merchantId, ...batchIds);
-  for (const r of rows) {
-    stats.set(r.batch_id, {
-      lastTransaction: r.last,
-      count: r.n,
-      sumCents: r.sum,
-      minCents: r.min,
-      maxCents: r.max,
-      squaresCents: r.squares,
-    });
-  }
-  return stats;
-}
 
 /** CARD-YYYYMMDD / ACH-YYYYMMDD: the method and the day its batch closed. */
 export function displayBatchId(method: "card" | "bank", settledAt: string): string {
@@ -175,10 +116,6 @@ export interface SettlementRun {
   deposits: number;
 }
 
-/** Money-moving rows not yet in a batch: the predicate of the transactions_unsettled index. */
-const UNBATCHED = "batch_id IS NULL AND success = 1 AND is_voided = 0 AND type IN ('charge', 'capture', 'refund')";
-const UNSETTLED = `merchant_id = ? AND method = ? AND ${UNBATCHED}`;
-
 export class Settlement {
   constructor(
     private readonly db: Database,
@@ -186,167 +123,129 @@ export class Settlement {
     private readonly transactions: TransactionService,
   ) {}
 
-  private achDays(merchantId: string): number {
-    return (
-      this.db
-        .query<{ days: number }, [string]>("SELECT ach_settlement_days AS days FROM merchants WHERE id = ?")
-        .get(merchantId)?.days ?? 2
-    );
-  }
-
-  private oldestUnsettled(merchantId: string, method: "card" | "bank"): string | null {
-    return this.db
-      .query<{ at: string | null }, [string, string]>(
-        `SELECT MIN(created_at) AS at FROM transactions WHERE ${UNSETTLED}`,
-      )
-      .get(merchantId, method)!.at;
-  }
-
   /**
    * The merchants with a settlement job pending (unbatched sales or refunds, deposits not landed):
    * the only ones the real-time tick visits (two index walks; idle merchants cost nothing).
    */
-  pendingMerchants(): string[] {
-    const ids = new Set(distinctMerchants(this.db, "transactions", UNBATCHED));
-    for (const id of distinctMerchants(this.db, "deposits", "deposited_at IS NULL")) ids.add(id);
-    return [...ids];
+  pendingMerchants(): Promise<string[]> {
+    return repo.merchantsWithSettlementWork(this.db);
+  }
+
+  /** What settlement did for the merchant so far (batches closed, rows settled, deposits landed). */
+  counts(merchantId: string): Promise<SettlementRun> {
+    return repo.settlementCounts(this.db, merchantId);
   }
 
   /** The earliest midnight (epoch ms) at which a job of this merchant is due, or null when none is pending. */
-  nextJobAt(merchantId: string): number | null {
+  async nextJobAt(merchantId: string, ex: Executor = this.db): Promise<number | null> {
     const due: number[] = [];
-    const card = this.oldestUnsettled(merchantId, "card");
+    const card = await repo.oldestUnsettled(ex, merchantId, "card");
     if (card) due.push(cardBatchAt(card));
     // achSettlesAt only grows with created_at, so the oldest bank row settles first.
-    const bank = this.oldestUnsettled(merchantId, "bank");
-    if (bank) due.push(achSettlesAt(bank, this.achDays(merchantId)));
-    const deposit = this.db
-      .query<{ at: string | null }, [string]>(
-        "SELECT MIN(deposit_at) AS at FROM deposits WHERE merchant_id = ? AND deposited_at IS NULL",
-      )
-      .get(merchantId)!.at;
+    const bank = await repo.oldestUnsettled(ex, merchantId, "bank");
+    if (bank) due.push(achSettlesAt(bank, await repo.achSettlementDays(ex, merchantId)));
+    const deposit = await repo.earliestPendingDeposit(ex, merchantId);
     if (deposit) due.push(parseTimestamp(deposit).getTime());
     return due.length ? Math.min(...due) : null;
   }
 
   /**
    * Runs every job of the merchant due at or before `now`, one midnight at a time, oldest first;
-   * each midnight commits in its own immediate transaction.
+   * each midnight is its own unit of work, which holds the merchant's settlement lock and reads
+   * again what is due: two processes running the jobs at once never settle a batch twice.
    */
-  run(merchantId: string, now: Date): SettlementRun {
+  async run(merchantId: string, now: Date): Promise<SettlementRun> {
     const done: SettlementRun = { batches: 0, settled: 0, deposits: 0 };
     const limit = now.getTime();
     for (;;) {
-      // A cheap read first: the real-time ticker calls this every second for every merchant.
-      const next = this.nextJobAt(merchantId);
+      // A cheap read first: the real-time ticker calls this every second for every merchant with work.
+      const next = await this.nextJobAt(merchantId);
       if (next === null || next > limit) return done;
-      const progressed = this.db
-        .transaction(() => {
-          const at = this.nextJobAt(merchantId);
-          return at !== null && at <= limit && this.runAt(merchantId, at, done);
-        })
-        .immediate();
+      const progressed = await this.db.transaction(async (tx) => {
+        await repo.lockSettlement(tx, merchantId);
+        const at = await this.nextJobAt(merchantId, tx);
+        return at !== null && at <= limit && (await this.runAt(tx, merchantId, at, done));
+      });
       if (!progressed) return done;
     }
   }
 
   /** The jobs of one midnight: close the card batch, settle the ACH due, land the deposits due. */
-  private runAt(merchantId: string, at: number, done: SettlementRun): boolean {
+  private async runAt(tx: Executor, merchantId: string, at: number, done: SettlementRun): Promise<boolean> {
     const midnight = formatTimestamp(new Date(at));
-    const unsettled = (method: "card" | "bank") =>
-      this.db
-        .query<TransactionRow, [string, string, string]>(
-          `SELECT * FROM transactions WHERE ${UNSETTLED} AND created_at < ? ORDER BY created_at, rowid`,
-        )
-        .all(merchantId, method, midnight);
-    const achDays = this.achDays(merchantId);
-    const card = unsettled("card");
-    const bank = unsettled("bank").filter((row) => achSettlesAt(row.created_at, achDays) <= at);
+    const achDays = await repo.achSettlementDays(tx, merchantId);
+    const card = await repo.unsettledBefore(tx, merchantId, "card", midnight);
+    const bank = (await repo.unsettledBefore(tx, merchantId, "bank", midnight)).filter(
+      (row) => achSettlesAt(row.created_at, achDays) <= at,
+    );
     let progressed = false;
-    if (card.length) progressed = this.closeBatch(merchantId, "card", card, at, at + DAY_MS, done) || progressed;
-    if (bank.length) progressed = this.closeBatch(merchantId, "bank", bank, at, at, done) || progressed;
-    return this.landDeposits(merchantId, midnight, done) || progressed;
+    if (card.length)
+      progressed = (await this.closeBatch(tx, merchantId, "card", card, at, at + DAY_MS, done)) || progressed;
+    if (bank.length) progressed = (await this.closeBatch(tx, merchantId, "bank", bank, at, at, done)) || progressed;
+    return (await this.landDeposits(tx, merchantId, midnight, done)) || progressed;
   }
 
-  private closeBatch(
+  private async closeBatch(
+    tx: Executor,
     merchantId: string,
     method: "card" | "bank",
     rows: TransactionRow[],
     at: number,
     depositAt: number,
     done: SettlementRun,
-  ): boolean {
+  ): Promise<boolean> {
     const batchId = crypto.randomUUID();
     const settledAt = formatTimestamp(new Date(at));
     let gross = 0;
     let refunds = 0;
     let fees = 0;
     const roots = new Set<string>();
-    const setRow = this.db.query(
-      "UPDATE transactions SET batch_id = ?, settled_at = ?, fee_cents = ?, updated_at = ? WHERE id = ?",
-    );
     for (const row of rows) {
       const fee = feeCents(method, row.type, row.total_cents);
       if (row.type === "refund") refunds += row.total_cents;
       else gross += row.total_cents;
       fees += fee;
-      setRow.run(batchId, settledAt, fee, settledAt, row.id);
+      await repo.batchRow(tx, row.id, { batchId, settledAt, feeCents: fee });
       const rootId = row.parent_id ?? row.id;
       // A pre_auth settles with its capture.
-      if (row.type === "capture") {
-        this.db
-          .query("UPDATE transactions SET batch_id = ?, settled_at = ?, updated_at = ? WHERE id = ?")
-          .run(batchId, settledAt, settledAt, rootId);
-      }
+      if (row.type === "capture") await repo.batchParent(tx, rootId, batchId, settledAt);
       roots.add(rootId);
     }
-    this.db
-      .query(
-        `INSERT INTO deposits (id, merchant_id, batch_id, method, settled_at, deposit_at, transaction_count, gross_cents,
-           refunds_cents, fees_cents, net_cents, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        crypto.randomUUID(),
-        merchantId,
-        batchId,
-        method,
-        settledAt,
-        formatTimestamp(new Date(depositAt)),
-        rows.length,
-        gross,
-        refunds,
-        fees,
-        gross - refunds - fees,
-        settledAt,
-        settledAt,
-      );
+    await repo.insertDeposit(tx, {
+      id: crypto.randomUUID(),
+      merchant_id: merchantId,
+      batch_id: batchId,
+      method,
+      settled_at: settledAt,
+      deposit_at: formatTimestamp(new Date(depositAt)),
+      transaction_count: rows.length,
+      gross_cents: gross,
+      refunds_cents: refunds,
+      fees_cents: fees,
+      net_cents: gross - refunds - fees,
+      created_at: settledAt,
+      updated_at: settledAt,
+    });
     for (const rootId of roots) {
-      // Synchronous until settlement runs in units of work: the record read at once, the listeners
-      // (synchronous for this event) run on the connection, inside this job's transaction.
-      const record = this.transactions.recordOfNow(merchantId, rootId);
-      void this.events.emit(storageOf(this.db), { merchantId, name: "update_transaction_settled", record });
+      const record = await this.transactions.recordOf(tx, merchantId, rootId);
+      await this.events.emit(tx, { merchantId, name: "update_transaction_settled", record });
     }
     done.batches += 1;
     done.settled += rows.length;
     return true;
   }
 
-  private landDeposits(merchantId: string, midnight: string, done: SettlementRun): boolean {
-    const due = this.db
-      .query<DepositRow, [string, string]>(
-        "SELECT * FROM deposits WHERE merchant_id = ? AND deposited_at IS NULL AND deposit_at <= ? ORDER BY deposit_at, method, rowid",
-      )
-      .all(merchantId, midnight);
+  private async landDeposits(
+    tx: Executor,
+    merchantId: string,
+    midnight: string,
+    done: SettlementRun,
+  ): Promise<boolean> {
+    const due = await repo.depositsDue(tx, merchantId, midnight);
     for (const row of due) {
-      this.db.query("UPDATE deposits SET deposited_at = deposit_at, updated_at = deposit_at WHERE id = ?").run(row.id);
-      const landed = this.db.query<DepositRow, [string]>("SELECT * FROM deposits WHERE id = ?").get(row.id)!;
-      const stats = batchStats(this.db, merchantId, [landed.batch_id]).get(landed.batch_id);
-      void this.events.emit(storageOf(this.db), {
-        merchantId,
-        name: "create_deposit",
-        record: depositRecord(landed, stats),
-      });
+      const landed = await repo.landDeposit(tx, row.id);
+      const stats = (await repo.batchStats(tx, merchantId, [landed.batch_id])).get(landed.batch_id);
+      await this.events.emit(tx, { merchantId, name: "create_deposit", record: depositRecord(landed, stats) });
       done.deposits += 1;
     }
     return due.length > 0;

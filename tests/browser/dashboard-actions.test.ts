@@ -97,7 +97,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
 
   test("keyboard only: tab to the refund amount of a settled charge, type a partial amount, press Enter", async () => {
     const paid = (await charge(ctx, 20)).body;
-    ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+    await ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
     await go(`/dashboard/transactions/${paid.id}`);
     let reached = false;
     for (let presses = 0; presses < 120 && !reached; presses++) {

@@ -187,7 +187,7 @@ describe("dashboard pages over HTTP", () => {
     const api = await ctx.call("GET", "/transaction?success=true&method=card");
     expect(api.body.data.map((t: { id: string }) => t.id)).toEqual(await rows("?success=true&method=card"));
 
-    ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+    await ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
     const batch = ctx.deps.sqlite
       .query<{ batch_id: string }, [string]>("SELECT batch_id FROM transactions WHERE id = ?")
       .get(approved.id)!.batch_id;

@@ -110,7 +110,7 @@ async function seed(ctx: TestContext, hookUrl: string): Promise<Seeded> {
   expect(mail.status).toBe(200);
 
   // Two days on: the card batch settles and deposits.
-  ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+  await ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
   const email = await waitFor(
     () =>
       ctx.deps.sqlite

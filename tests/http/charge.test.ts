@@ -221,7 +221,7 @@ describe("POST /charge", () => {
 
   test("a card that expired after tokenizing cannot be charged", async () => {
     const pm = await tokenize(ctx, { card_exp: "1230" });
-    ctx.deps.clock.advance(ctx.merchantId, 6 * 365 * 86_400_000);
+    await ctx.deps.clock.advance(ctx.merchantId, 6 * 365 * 86_400_000);
     const res = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 1 } });
     expect(res.status).toBe(422);
     expect(res.body.message).toContain("expired");

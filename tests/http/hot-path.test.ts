@@ -190,8 +190,8 @@ describe("the webhook dispatcher", () => {
     const { ctx, dispatcher } = await started();
     const before = dispatcher.scans;
     for (let i = 0; i < 3; i++) expect((await charge(ctx)).status).toBe(200);
-    ctx.deps.clock.tick();
-    ctx.deps.clock.advance(ctx.merchantId, 3600_000);
+    await ctx.deps.clock.tick();
+    await ctx.deps.clock.advance(ctx.merchantId, 3600_000);
     await Bun.sleep(20); // a wake-up would be a timer of 0 ms
     expect(dispatcher.scans).toBe(before);
   });
@@ -207,7 +207,7 @@ describe("the webhook dispatcher", () => {
     const settled = await waitFor(
       async () => {
         const before = dispatcher.scans;
-        ctx.deps.clock.tick();
+        await ctx.deps.clock.tick();
         return dispatcher.scans === before;
       },
       5000,
@@ -229,11 +229,11 @@ describe("the webhook dispatcher", () => {
     );
     await Bun.sleep(20);
     const before = dispatcher.scans;
-    ctx.deps.clock.advance(ctx.merchantId, 1000); // not yet due
-    ctx.deps.clock.tick();
+    await ctx.deps.clock.advance(ctx.merchantId, 1000); // not yet due
+    await ctx.deps.clock.tick();
     expect(dispatcher.scans).toBe(before);
     expect(r.received).toHaveLength(1);
-    ctx.deps.clock.advance(ctx.merchantId, RETRY_DELAYS_MS[0]!);
+    await ctx.deps.clock.advance(ctx.merchantId, RETRY_DELAYS_MS[0]!);
     await waitFor(() => r.delivered().length === 1, 5000, "the retry");
     expect(dispatcher.scans).toBeGreaterThan(before);
   });

@@ -93,7 +93,7 @@ describe("concurrent refunds from separate processes on one database file", () =
     const path = join(dir, "sandbox.db");
     const db = openSqlite(path);
     // Settle the sale by starting the database's clock a day ahead (the offset is stored).
-    const clock = new SandboxClock(db.raw);
+    const clock = new SandboxClock(db);
     const app = composeApp(await buildDeps({ db, clock, log: memoryLogger() }));
     const call = async (path: string, body?: unknown) =>
       (await (
@@ -108,7 +108,7 @@ describe("concurrent refunds from separate processes on one database file", () =
     const pm = await call("/webpayment/sandbox_web_payments_token/tokenize", CARD);
     const sale = await call("/charge", { payment_method_id: pm.id, total: 100 });
     const merchantId = (await call("/_sandbox/clock")).merchant_id;
-    clock.advance(merchantId, DAY);
+    await clock.advance(merchantId, DAY);
     expect((await call(`/transaction/${sale.id}`)).is_refundable).toBe(true);
     await db.close();
 

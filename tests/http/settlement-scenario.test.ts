@@ -121,7 +121,7 @@ describe("catching up after a restart", () => {
     const monday = nextMondayNoon(Date.now());
     const boot = async (now: number) => {
       const db = openSqlite(path);
-      const deps = await buildDeps({ db, clock: new SandboxClock(db.raw, () => now), log: memoryLogger() });
+      const deps = await buildDeps({ db, clock: new SandboxClock(db, () => now), log: memoryLogger() });
       return { db, deps, app: composeApp(deps) };
     };
     const call = async (app: ReturnType<typeof composeApp>, path: string, body?: unknown, key = "sandbox_api_key") => {

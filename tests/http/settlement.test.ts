@@ -280,12 +280,12 @@ describe("settlement events and time order", () => {
       if (failures-- > 0) throw new Error("a failing job");
     });
     const target = midnight(2) + HOUR;
-    expect(() => ctx.deps.clock.advance(ctx.merchantId, target - ctx.deps.clock.now(ctx.merchantId).getTime())).toThrow(
-      "a failing job",
-    );
+    await expect(
+      ctx.deps.clock.advance(ctx.merchantId, target - ctx.deps.clock.now(ctx.merchantId).getTime()),
+    ).rejects.toThrow("a failing job");
     remove();
     expect(Math.abs(ctx.deps.clock.now(ctx.merchantId).getTime() - target)).toBeLessThan(5000);
-    ctx.deps.clock.tick();
+    await ctx.deps.clock.tick();
     expect(await get(sale.id)).toMatchObject({ settled_at: ts(midnight(1)) });
     expect((await deposits()).data[0]).toMatchObject({ deposited_at: ts(midnight(2)) });
   });
@@ -296,7 +296,7 @@ describe("settlement events and time order", () => {
     const { buildDeps, composeApp } = await import("../../src/entry/app");
     let fakeNow = monday;
     const db = openSqlite(":memory:");
-    const deps = await buildDeps({ db, clock: new SandboxClock(db.raw, () => fakeNow), log: ctx.log });
+    const deps = await buildDeps({ db, clock: new SandboxClock(db, () => fakeNow), log: ctx.log });
     const app = composeApp(deps);
     const merchant = await deps.services.merchants.getDefault();
     const call = (method: string, path: string, body?: unknown, auth = merchant.api_key) =>

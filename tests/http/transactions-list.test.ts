@@ -53,7 +53,7 @@ describe("GET /transaction", () => {
   test("filters by date range on the sandbox clock, both ends inclusive", async () => {
     await charge(ctx, 1);
     const day1 = ctx.deps.clock.timestamp(ctx.merchantId).slice(0, 10);
-    ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+    await ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
     await charge(ctx, 2);
     const day3 = ctx.deps.clock.timestamp(ctx.merchantId).slice(0, 10);
     expect((await list(`?startDate=${day1}&endDate=${day1}`)).data.map((t: { total: number }) => t.total)).toEqual([1]);

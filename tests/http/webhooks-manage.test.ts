@@ -111,7 +111,7 @@ describe("attempt timestamps and the sandbox clock", () => {
       const d = (await c.call("GET", "/_sandbox/webhook-deliveries")).body.data[0];
       return d?.attempts === 1 ? d : null;
     });
-    c.deps.clock.advance(c.merchantId, 86_400_000);
+    await c.deps.clock.advance(c.merchantId, 86_400_000);
     const delivery = await waitFor(async () => {
       const d = (await c.call("GET", `/_sandbox/webhook-deliveries/${first.id}`)).body;
       return d.status === "delivered" ? d : null;

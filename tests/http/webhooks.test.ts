@@ -239,7 +239,7 @@ describe("webhook delivery to a real receiver", () => {
     const waiting = await deliveries(c, hook.id, `?record_id=${a.id}`);
     expect(waiting.map((d) => d.status)).toEqual(["pending", "pending", "pending", "pending"]);
 
-    advance(c, RETRY_DELAYS_MS[0]!);
+    await advance(c, RETRY_DELAYS_MS[0]!);
     await waitFor(() => r.delivered().filter((x) => x.json.id === a.id).length === 4, 5000, "A's four events");
     const forA = r.received.filter((x) => x.json.id === a.id);
     expect(forA.map((x) => [x.event, x.json.notes, x.answered])).toEqual([
@@ -261,9 +261,9 @@ describe("webhook delivery to a real receiver", () => {
     await createCustomer(c);
     await waitFor(() => r.received.length === 1, 5000, "attempt 1");
     await waitFor(async () => (await deliveries(c, hook.id))[0].attempts === 1, 5000, "attempt 1 logged");
-    advance(c, RETRY_DELAYS_MS[0]!);
+    await advance(c, RETRY_DELAYS_MS[0]!);
     await waitFor(async () => (await deliveries(c, hook.id))[0].attempts === 2, 5000, "attempt 2 logged");
-    advance(c, RETRY_DELAYS_MS[1]!);
+    await advance(c, RETRY_DELAYS_MS[1]!);
     await waitFor(async () => (await deliveries(c, hook.id))[0].status === "delivered", 5000, "attempt 3");
 
     expect(r.received).toHaveLength(3);
@@ -278,7 +278,7 @@ describe("webhook delivery to a real receiver", () => {
     ]);
     expect(d.attempt_log[0].response_snippet).toBe("nope 503");
     // Nothing more is sent, however far the clock goes.
-    advance(c, 24 * 3600_000);
+    await advance(c, 24 * 3600_000);
     const more = await c.call("GET", "/_sandbox/webhook-deliveries?status=pending", { auth: false });
     expect(more.body.total).toBe(0);
     expect((await deliveries(c, hook.id))[0].attempt_log).toHaveLength(3);
@@ -296,9 +296,9 @@ describe("webhook delivery to a real receiver", () => {
     const now = c.deps.clock.now(c.merchantId).getTime();
     expect(due - now).toBeGreaterThan(RETRY_DELAYS_MS[0]! - 5000);
     expect(due - now).toBeLessThanOrEqual(RETRY_DELAYS_MS[0]!);
-    advance(c, 1000); // not yet due: the tick runs and starts no attempt (attempts start synchronously)
+    await advance(c, 1000); // not yet due: the tick runs and starts no attempt (attempts start synchronously)
     expect((await deliveries(c, hook.id))[0].attempt_log).toHaveLength(1);
-    advance(c, RETRY_DELAYS_MS[0]!);
+    await advance(c, RETRY_DELAYS_MS[0]!);
     await waitFor(() => r.received.length === 2, 5000, "attempt 2");
   });
 
@@ -309,7 +309,7 @@ describe("webhook delivery to a real receiver", () => {
     await createCustomer(c);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       await waitFor(async () => (await deliveries(c, hook.id))[0].attempts === attempt, 5000, `attempt ${attempt}`);
-      if (attempt < MAX_ATTEMPTS) advance(c, RETRY_DELAYS_MS[attempt - 1]!);
+      if (attempt < MAX_ATTEMPTS) await advance(c, RETRY_DELAYS_MS[attempt - 1]!);
     }
     const [d] = await deliveries(c, hook.id);
     expect(d.status).toBe("failed");
@@ -322,7 +322,7 @@ describe("webhook delivery to a real receiver", () => {
     // On a loaded machine an attempt can time out before its request reaches the receiver.
     expect(r.received.length).toBeGreaterThanOrEqual(1);
     expect(r.received.length).toBeLessThanOrEqual(MAX_ATTEMPTS);
-    advance(c, 7 * 24 * 3600_000);
+    await advance(c, 7 * 24 * 3600_000);
     expect((await deliveries(c, hook.id))[0].attempt_log).toHaveLength(MAX_ATTEMPTS);
     const failed = await c.call("GET", "/_sandbox/webhook-deliveries?status=failed", { auth: false });
     expect(failed.body.data.map((x: any) => x.id)).toEqual([d.id]);
@@ -373,7 +373,7 @@ describe("webhook delivery to a real receiver", () => {
 
     await createCustomer(c, { email: "second@example.com" });
     await waitFor(() => kept.delivered().length === 2, 5000, "second event at the kept webhook");
-    advance(c, 24 * 3600_000); // the cancelled retry would have been due long ago
+    await advance(c, 24 * 3600_000); // the cancelled retry would have been due long ago
     await createCustomer(c, { email: "third@example.com" });
     await waitFor(() => kept.delivered().length === 3, 5000, "third event at the kept webhook");
     expect(gone.received).toHaveLength(1);

@@ -115,9 +115,9 @@ describe("the real-time clock job visits merchants with pending work only", () =
       ctx.deps.sqlite.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(2 * 86_400_000, id);
       ctx.deps.clock.forget(id);
     }
-    expect(new Set(settlement.pendingMerchants())).toEqual(new Set(busy));
+    expect(new Set(await settlement.pendingMerchants())).toEqual(new Set(busy));
     const before = ctx.deps.clock.visits;
-    ctx.deps.clock.tick();
+    await ctx.deps.clock.tick();
     // One settlement run per busy merchant; the webhook dispatcher is not started in this app, so it visits none.
     expect(ctx.deps.clock.visits - before).toBe(3);
     for (const id of busy) {
@@ -129,9 +129,9 @@ describe("the real-time clock job visits merchants with pending work only", () =
       expect(open.n).toBe(0);
     }
     // Settled and deposited: nobody has work left, a tick visits no one.
-    ctx.deps.clock.tick();
+    await ctx.deps.clock.tick();
     const after = ctx.deps.clock.visits;
-    ctx.deps.clock.tick();
+    await ctx.deps.clock.tick();
     expect(ctx.deps.clock.visits - after).toBe(0);
   });
 });

@@ -194,10 +194,12 @@ describePostgres("PostgreSQL migrations", () => {
     async () => {
       const db = await openPostgres(await postgresDatabase("migrate_once"));
       try {
-        expect(await migratePostgres(db)).toEqual([1]);
+        expect(await migratePostgres(db)).toEqual([1, 19, 20]);
         expect(await migratePostgres(db)).toEqual([]);
-        expect(await db.all(sql`SELECT version, name FROM schema_migrations`)).toEqual([
+        expect(await db.all(sql`SELECT version, name FROM schema_migrations ORDER BY version`)).toEqual([
           { version: 1, name: "001_init" },
+          { version: 19, name: "019_webhook_claims" },
+          { version: 20, name: "020_outbox_order" },
         ]);
       } finally {
         await db.close();
@@ -253,13 +255,17 @@ describePostgres("PostgreSQL migrations", () => {
           expect(code).toBe(0);
         }
         const applied = results.map(({ line }) => JSON.parse(line ?? "null").applied).sort();
-        expect(applied).toEqual([[], [], [1]]);
+        expect(applied).toEqual([[], [], [1, 19, 20]]);
       } finally {
         for (const proc of children) proc.kill();
       }
       const db = await openPostgres(url);
       try {
-        expect(await db.all(sql`SELECT version FROM schema_migrations`)).toEqual([{ version: 1 }]);
+        expect(await db.all(sql`SELECT version FROM schema_migrations ORDER BY version`)).toEqual([
+          { version: 1 },
+          { version: 19 },
+          { version: 20 },
+        ]);
         expect(await db.get(sql`SELECT COUNT(*) AS n FROM merchants`)).toEqual({ n: 0 });
       } finally {
         await db.close();

@@ -48,7 +48,7 @@ export async function setup(
 ): Promise<TestContext> {
   const db = openSqlite(":memory:");
   const log = memoryLogger();
-  const clock = options.now ? new SandboxClock(db.raw, options.now) : undefined;
+  const clock = options.now ? new SandboxClock(db, options.now) : undefined;
   const deps = await buildDeps({
     db,
     config: options.config,

@@ -40,6 +40,7 @@ import { TRANSACTION_STATES, type TransactionFilters, type TransactionState } fr
 import { DELIVERY_STATUSES, type DeliveryStatus } from "../../domain/schemas/webhooks";
 import { formatMoney } from "../../domain/money";
 import { WebhookTargets } from "../../services/webhooks/targets";
+import { DepositService } from "../../services/deposits";
 
 /** The cookie the merchant picker sets. */
 export const MERCHANT_COOKIE = "paysandbox_merchant";
@@ -114,7 +115,12 @@ function dashboardPath(back: string | undefined, fallback: string): string {
 const ID = t.Object({ id: t.String({ maxLength: 100 }) });
 
 export function dashboardRoutes(deps: AppDeps) {
-  const service = new DashboardService(deps.sqlite, deps.services);
+  const service = new DashboardService(
+    deps.db,
+    deps.services,
+    deps.mailer,
+    new DepositService(deps.db, deps.services.transactions),
+  );
   // The dispatcher's own rule decides whose answers the delivery view may show (docs/security.md).
   const targets = new WebhookTargets(deps.config);
   const receipts = new ReceiptService(deps);
@@ -145,7 +151,7 @@ export function dashboardRoutes(deps: AppDeps) {
       current,
       here: dashboardPath(url.pathname + url.search, "/"),
       now: deps.clock.timestamp(merchant.id),
-      version: service.changeCounter(),
+      version: await service.changeMark(merchant.id),
     };
   };
 
@@ -221,22 +227,13 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get("/", async ({ merchant, request }) => {
         const recent = await service.transactions(merchant.id, {}, 1);
-        // Approved volume is the money moved: a charge's total, a pre_auth's captured amount (not what it authorized).
-        const stats = deps.sqlite
-          .query<{ n: number; approved: number | null; declined: number }, [string]>(
-            `SELECT COUNT(*) AS n,
-                    SUM(CASE WHEN success = 1 AND is_voided = 0
-                        THEN CASE WHEN type = 'pre_auth' THEN captured_cents ELSE total_cents END END) AS approved,
-                    SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS declined
-             FROM transactions WHERE merchant_id = ? AND parent_id IS NULL`,
-          )
-          .get(merchant.id)!;
+        const stats = await service.transactionTotals(merchant.id);
         const customers = (await service.customers(merchant.id, 1)).total;
         return respond(merchant, "/", request, {
           title: "Overview",
           body: overviewPage(
             merchant,
-            { transactions: stats.n, approvedCents: stats.approved ?? 0, declined: stats.declined ?? 0, customers },
+            { transactions: stats.n, approvedCents: stats.approvedCents, declined: stats.declined, customers },
             deps.clock.timestamp(merchant.id),
             recent.total
               ? transactionRows(recent.data.slice(0, 10))
@@ -307,11 +304,13 @@ export function dashboardRoutes(deps: AppDeps) {
           const transaction = await service.transaction(merchant.id, params.id);
           const path = "/dashboard/transactions";
           if (!transaction) return notFoundPage(merchant, path, request, "Transaction");
-          const deliveries = service.deliveries(merchant.id, 1, { recordId: transaction.id }).data;
-          const emails = service.emails(merchant.id, 1, undefined, {
-            transactionId: transaction.id,
-            invoiceId: transaction.invoice_id || undefined,
-          }).data;
+          const deliveries = (await service.deliveries(merchant.id, 1, { recordId: transaction.id })).data;
+          const emails = (
+            await service.emails(merchant.id, 1, undefined, {
+              transactionId: transaction.id,
+              invoiceId: transaction.invoice_id || undefined,
+            })
+          ).data;
           const invoiceId = transaction.invoice_id ? encodeURIComponent(transaction.invoice_id) : null;
           return respond(merchant, path, request, {
             title: `Transaction ${transaction.id.slice(0, 8)}`,
@@ -355,7 +354,7 @@ export function dashboardRoutes(deps: AppDeps) {
         "/dashboard/transactions/:id/receipt-email",
         async ({ merchant, params, body }) => {
           await receipts.emailTransaction(merchant.id, params.id, body.email);
-          const sent = service.emails(merchant.id, 1, undefined, { transactionId: params.id }).data[0];
+          const sent = (await service.emails(merchant.id, 1, undefined, { transactionId: params.id })).data[0];
           return { message: `Receipt e-mailed${sent ? ` to ${sent.to_address}` : ""}.` };
         },
         { params: ID, body: t.Object({ email: t.Optional(t.String({ maxLength: 254 })) }), response: ACTION_RESPONSES },
@@ -436,7 +435,9 @@ export function dashboardRoutes(deps: AppDeps) {
           const invoice = await service.invoice(merchant.id, params.id);
           const path = "/dashboard/invoices";
           if (!invoice) return notFoundPage(merchant, path, request, "Invoice");
-          const emails = emailSummaryTable(service.emails(merchant.id, 1, undefined, { invoiceId: invoice.id }).data);
+          const emails = emailSummaryTable(
+            (await service.emails(merchant.id, 1, undefined, { invoiceId: invoice.id })).data,
+          );
           return respond(merchant, path, request, {
             title: `Invoice ${invoice.id.slice(0, 8)}`,
             // Every custom field, invisible ones too: this page is the merchant's.
@@ -455,8 +456,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/emails",
-        ({ merchant, query, request }) => {
-          const page = service.emails(merchant.id, query.page ?? 1, text(query.to));
+        async ({ merchant, query, request }) => {
+          const page = await service.emails(merchant.id, query.page ?? 1, text(query.to));
           const current = page.data[0] ?? null;
           return respond(merchant, "/dashboard/emails", request, {
             title: "E-mail outbox",
@@ -472,11 +473,11 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/emails/:id",
-        ({ merchant, params, request }) => {
-          const email = service.email(merchant.id, params.id);
+        async ({ merchant, params, request }) => {
+          const email = await service.email(merchant.id, params.id);
           const path = "/dashboard/emails";
           if (!email) return notFoundPage(merchant, path, request, "E-mail");
-          const page = service.emails(merchant.id, 1);
+          const page = await service.emails(merchant.id, 1);
           return respond(merchant, path, request, {
             title: email.subject,
             body: emailsPage(page, email, "", hints(merchant)),
@@ -486,8 +487,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/emails/:id/body.html",
-        ({ merchant, params }) => {
-          const email = service.email(merchant.id, params.id);
+        async ({ merchant, params }) => {
+          const email = await service.email(merchant.id, params.id);
           if (!email) throw new ApiError("not_found", "E-mail not found.");
           // Shown in a sandboxed frame of the dashboard: no script, no requests, only its own inline styles and data images.
           // Links open in a new tab (the frame may open popups, never run script or reach the dashboard).
@@ -504,11 +505,11 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/sms",
-        ({ merchant, query, request }) =>
+        async ({ merchant, query, request }) =>
           respond(merchant, "/dashboard/sms", request, {
             title: "SMS outbox",
             body: smsPage(
-              service.sms(merchant.id, query.page ?? 1, text(query.to)),
+              await service.sms(merchant.id, query.page ?? 1, text(query.to)),
               text(query.to) ?? "",
               hints(merchant),
             ),
@@ -522,14 +523,14 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/webhooks",
-        ({ merchant, query, request }) => {
+        async ({ merchant, query, request }) => {
           const filters = {
             status: pick(query.status, DELIVERY_STATUSES),
             event: text(query.event),
             webhook_id: text(query.webhook_id),
             record_id: text(query.record_id),
           };
-          const deliveries = service.deliveries(merchant.id, query.page ?? 1, {
+          const deliveries = await service.deliveries(merchant.id, query.page ?? 1, {
             status: filters.status,
             event: filters.event,
             webhookId: filters.webhook_id,
@@ -537,7 +538,7 @@ export function dashboardRoutes(deps: AppDeps) {
           });
           return respond(merchant, "/dashboard/webhooks", request, {
             title: "Webhooks",
-            body: webhooksPage(service.webhooks(merchant.id), deliveries, filters, hints(merchant)),
+            body: webhooksPage(await service.webhooks(merchant.id), deliveries, filters, hints(merchant)),
           });
         },
         {
@@ -552,9 +553,9 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/webhooks/deliveries/:id",
-        ({ merchant, params, request }) => {
+        async ({ merchant, params, request }) => {
           const path = "/dashboard/webhooks";
-          const delivery = service.delivery(merchant.id, params.id);
+          const delivery = await service.delivery(merchant.id, params.id);
           if (!delivery) return notFoundPage(merchant, path, request, "Delivery");
           return respond(merchant, path, request, {
             title: `Delivery ${delivery.id.slice(0, 8)}`,
@@ -567,8 +568,8 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/webhooks",
-        ({ merchant, body }) => {
-          const hook = webhooks.create(merchant.id, body);
+        async ({ merchant, body }) => {
+          const hook = await webhooks.create(merchant.id, body);
           return { message: `Added: ${hook.target_url} receives ${hook.event === "*" ? "every event" : hook.event}.` };
         },
         {
@@ -578,9 +579,9 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/webhooks/:id/update",
-        ({ merchant, params, body }) => {
+        async ({ merchant, params, body }) => {
           const disabled = body.disabled === undefined ? undefined : body.disabled === true || body.disabled === "true";
-          const hook = webhooks.update(merchant.id, params.id, {
+          const hook = await webhooks.update(merchant.id, params.id, {
             target_url: body.target_url,
             event: body.event,
             disabled,
@@ -602,24 +603,24 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/webhooks/:id/delete",
-        ({ merchant, params }) => {
-          const hook = webhooks.delete(merchant.id, params.id);
+        async ({ merchant, params }) => {
+          const hook = await webhooks.delete(merchant.id, params.id);
           return { message: `Deleted the webhook to ${hook.target_url}.`, redirect: "/dashboard/webhooks" };
         },
         { params: ID, body: t.Object({}), response: ACTION_RESPONSES },
       )
       .post(
         "/dashboard/webhooks/:id/test",
-        ({ merchant, params }) => {
-          const delivery = webhooks.sendTest(merchant.id, params.id);
+        async ({ merchant, params }) => {
+          const delivery = await webhooks.sendTest(merchant.id, params.id);
           return { message: "Test event queued.", redirect: `/dashboard/webhooks/deliveries/${delivery.id}` };
         },
         { params: ID, body: t.Object({}), response: ACTION_RESPONSES },
       )
       .post(
         "/dashboard/webhooks/redeliver",
-        ({ merchant, body }) => {
-          service.redeliver(merchant.id, body.delivery_id);
+        async ({ merchant, body }) => {
+          await service.redeliver(merchant.id, body.delivery_id);
           // Back only to a dashboard page: the form's value never sends the browser elsewhere.
           return { redirect: dashboardPath(body.back, "/dashboard/webhooks") };
         },
@@ -630,10 +631,10 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .get(
         "/dashboard/deposits",
-        ({ merchant, query, request }) =>
+        async ({ merchant, query, request }) =>
           respond(merchant, "/dashboard/deposits", request, {
             title: "Deposits",
-            body: depositsPage(service.deposits(merchant.id, query.page ?? 1)),
+            body: depositsPage(await service.deposits(merchant.id, query.page ?? 1)),
           }),
         { query: t.Object({ page: t.Optional(t.Integer({ minimum: 1, maximum: 100000 })) }) },
       )
@@ -758,7 +759,7 @@ export function dashboardRoutes(deps: AppDeps) {
       )
       .post(
         "/dashboard/clock/advance",
-        ({ merchant, body }) => {
+        async ({ merchant, body }) => {
           const seconds = Number(body.seconds);
           if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_DASHBOARD_ADVANCE) {
             throw new ValidationFailed({
@@ -766,7 +767,7 @@ export function dashboardRoutes(deps: AppDeps) {
             });
           }
           assertWithinClockLimit(deps, merchant.id, seconds);
-          deps.clock.advance(merchant.id, seconds * 1000);
+          await deps.clock.advance(merchant.id, seconds * 1000);
           return { redirect: dashboardPath(body.back, "/dashboard/clock") };
         },
         {
@@ -853,7 +854,7 @@ export function changeStream(
   const encoder = new TextEncoder();
   let cleanup = () => {};
   return new ReadableStream<Uint8Array>({
-    start(controller) {
+    async start(controller) {
       let closed = false;
       const send = (text: string) => {
         if (closed) return;
@@ -864,18 +865,26 @@ export function changeStream(
         }
       };
       send("retry: 2000\n\n");
-      let last = service.changeCounter();
+      let last = await service.changeMark(merchantId);
       // The page was rendered at `since`: what was written between its render and this stream is announced at once.
       if (since !== undefined && since !== last) send(`event: change\ndata: {"name":"write"}\n\n`);
       const off = deps.events.on((_ex, event) => {
         if (event.merchantId === merchantId) send(`event: change\ndata: ${JSON.stringify({ name: event.name })}\n\n`);
       });
+      let polling = false;
       const poll = setInterval(() => {
-        const now = service.changeCounter();
-        if (now !== last) {
-          last = now;
-          send(`event: change\ndata: {"name":"write"}\n\n`);
-        }
+        if (polling) return;
+        polling = true;
+        service
+          .changeMark(merchantId)
+          .then((now) => {
+            if (now !== last) {
+              last = now;
+              send(`event: change\ndata: {"name":"write"}\n\n`);
+            }
+          })
+          .catch(() => {})
+          .finally(() => (polling = false));
       }, 1000);
       const heartbeat = setInterval(() => send(": keep-alive\n\n"), 8_000);
       let streams = openStreams.get(deps);

@@ -44,10 +44,8 @@ export function assertWithinClockLimit(deps: AppDeps, merchantId: string, second
 /** `/_sandbox/clock`: read and advance the acting merchant's sandbox clock (loopback only). */
 export function clockRoutes(deps: AppDeps) {
   const { clock, services } = deps;
-  const db = deps.sqlite;
-
-  const state = (merchantId: string) => {
-    const next = services.settlement.nextJobAt(merchantId);
+  const state = async (merchantId: string) => {
+    const next = await services.settlement.nextJobAt(merchantId);
     return {
       merchant_id: merchantId,
       now: clock.timestamp(merchantId),
@@ -57,15 +55,7 @@ export function clockRoutes(deps: AppDeps) {
     };
   };
 
-  const counts = (merchantId: string) =>
-    db
-      .query<{ batches: number; settled: number; deposits: number }, [string, string, string]>(
-        `SELECT (SELECT COUNT(*) FROM deposits WHERE merchant_id = ?) AS batches,
-                (SELECT COUNT(*) FROM transactions WHERE merchant_id = ? AND batch_id IS NOT NULL
-                   AND type IN ('charge', 'capture', 'refund')) AS settled,
-                (SELECT COUNT(*) FROM deposits WHERE merchant_id = ? AND deposited_at IS NOT NULL) AS deposits`,
-      )
-      .get(merchantId, merchantId, merchantId)!;
+  const counts = (merchantId: string) => services.settlement.counts(merchantId);
 
   return new Elysia({ prefix: "/_sandbox/clock", tags: ["Sandbox control"] })
     .use(loopbackOnly(deps))
@@ -82,11 +72,11 @@ export function clockRoutes(deps: AppDeps) {
       async ({ headers, body }) => {
         const merchantId = (await sandboxMerchant(deps, headers.authorization)).id;
         assertWithinClockLimit(deps, merchantId, body.seconds);
-        const before = counts(merchantId);
-        clock.advance(merchantId, body.seconds * 1000);
-        const after = counts(merchantId);
+        const before = await counts(merchantId);
+        await clock.advance(merchantId, body.seconds * 1000);
+        const after = await counts(merchantId);
         return {
-          ...state(merchantId),
+          ...(await state(merchantId)),
           ran: {
             batches: after.batches - before.batches,
             settled: after.settled - before.settled,

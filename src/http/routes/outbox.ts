@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { ccOf, type EmailRow, type SmsRow } from "../../services/mail/mailer";
-import { pageRequest, paginate } from "../../domain/pagination";
+import { pageRequest } from "../../domain/pagination";
 import type { AppDeps } from "../deps";
 import { notFound } from "../../domain/errors";
 import { ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
@@ -80,17 +80,11 @@ const smsRecord = (row: SmsRow): typeof SmsRecord.static => ({
  * any merchant, so a link to it can be opened as is.
  */
 export function outboxRoutes(deps: AppDeps) {
-  const db = deps.sqlite;
+  const { mailer } = deps;
   const ToQuery = t.Object({
     ...PageQuery,
     to: t.Optional(t.String({ description: "Only messages to this recipient" })),
   });
-
-  /** Rows of the acting merchant, optionally only those to one recipient. */
-  const filterOf = (column: "to_address" | "to_phone", merchantId: string, to: string | undefined) =>
-    to
-      ? { clause: `merchant_id = ? AND lower(${column}) = lower(?)`, params: [merchantId, to.trim()] }
-      : { clause: "merchant_id = ?", params: [merchantId] };
 
   return new Elysia({ prefix: "/_sandbox", tags: ["Sandbox control"] })
     .use(loopbackOnly(deps))
@@ -98,22 +92,9 @@ export function outboxRoutes(deps: AppDeps) {
       "/emails",
       async ({ headers, query, request }) => {
         const merchant = await sandboxMerchant(deps, headers.authorization);
-        const page = pageRequest(query);
-        const { clause, params } = filterOf("to_address", merchant.id, query.to);
-        const total = db
-          .query<{ n: number }, string[]>(`SELECT COUNT(*) AS n FROM emails WHERE ${clause}`)
-          .get(...params)!.n;
-        const rows = db
-          .query<EmailRow, (string | number)[]>(
-            `SELECT * FROM emails WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
-          )
-          .all(...params, page.perPage, page.offset);
-        return paginate(
-          rows.map((row) => emailRecord(row, deps.publicUrl)),
-          total,
-          page,
-          request.url,
-        );
+        const to = query.to?.trim() || undefined;
+        const page = await mailer.emails(merchant.id, { to }, pageRequest(query), request.url);
+        return { ...page, data: page.data.map((row) => emailRecord(row, deps.publicUrl)) };
       },
       {
         query: ToQuery,
@@ -129,12 +110,8 @@ export function outboxRoutes(deps: AppDeps) {
         const [, id, format] = match as unknown as [string, string, string | undefined];
         const row =
           id === "latest"
-            ? db
-                .query<EmailRow, [string]>(
-                  "SELECT * FROM emails WHERE merchant_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
-                )
-                .get((await sandboxMerchant(deps, headers.authorization)).id)
-            : db.query<EmailRow, [string]>("SELECT * FROM emails WHERE id = ?").get(id);
+            ? await mailer.latest((await sandboxMerchant(deps, headers.authorization)).id)
+            : await mailer.get(id);
         // With an API key the lookup is that merchant's, like every record; without one, an id
         // (an unguessable UUID on a loopback-only route) opens as is, so links work when pasted.
         if (
@@ -179,17 +156,8 @@ export function outboxRoutes(deps: AppDeps) {
       "/sms",
       async ({ headers, query, request }) => {
         const merchant = await sandboxMerchant(deps, headers.authorization);
-        const page = pageRequest(query);
-        const { clause, params } = filterOf("to_phone", merchant.id, query.to);
-        const total = db
-          .query<{ n: number }, string[]>(`SELECT COUNT(*) AS n FROM sms WHERE ${clause}`)
-          .get(...params)!.n;
-        const rows = db
-          .query<SmsRow, (string | number)[]>(
-            `SELECT * FROM sms WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
-          )
-          .all(...params, page.perPage, page.offset);
-        return paginate(rows.map(smsRecord), total, page, request.url);
+        const page = await mailer.texts(merchant.id, query.to, pageRequest(query), request.url);
+        return { ...page, data: page.data.map(smsRecord) };
       },
       {
         query: ToQuery,

@@ -1,3 +1,4 @@
+import { SandboxControl } from "../../services/sandbox";
 import { Elysia, t } from "elysia";
 import { TEST_BANK, TEST_CARDS } from "../../../packages/rules/test-data";
 import type { AppDeps } from "../deps";
@@ -99,7 +100,7 @@ export function sandboxRoutes(deps: AppDeps) {
         const merchant = await merchants.get(params.id);
         if (!merchant) throw notFound("Merchant");
         if (merchant.is_default) throw new ApiError("invalid_state", SANDBOX_MESSAGES.defaultMerchant);
-        deleteMerchant(deps, merchant.id);
+        await sandboxControl(deps).deleteMerchant(merchant.id);
         return { id: merchant.id, deleted: true };
       },
       {
@@ -160,8 +161,8 @@ export function sandboxRoutes(deps: AppDeps) {
       "/reset",
       async ({ headers }) => {
         const merchant = await sandboxMerchant(deps, headers.authorization);
-        const deleted = resetMerchant(deps, merchant.id);
-        deps.clock.resetToRealTime(merchant.id);
+        const deleted = await sandboxControl(deps).reset(merchant.id);
+        await deps.clock.resetToRealTime(merchant.id);
         return { deleted };
       },
       {
@@ -174,36 +175,11 @@ export function sandboxRoutes(deps: AppDeps) {
     );
 }
 
-/**
- * Deletes every row of a merchant from every table that has a merchant_id column, so tables
- * added by later migrations are covered without a list to keep up to date.
- */
-export function resetMerchant(deps: AppDeps, merchantId: string): Record<string, number> {
-  const db = deps.sqlite;
-  const tables = db
-    .query<{ name: string }, []>(
-      "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT IN ('merchants', 'schema_migrations') AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'merchant_id')",
-    )
-    .all()
-    .map((row) => row.name);
-  const deleted: Record<string, number> = {};
-  db.transaction(() => {
-    db.exec("PRAGMA defer_foreign_keys = ON");
-    for (const table of tables)
-      deleted[table] = db.query(`DELETE FROM "${table}" WHERE merchant_id = ?`).run(merchantId).changes;
-  }).immediate();
-  // The webhooks are gone: the outbox must not keep sending to its cached list of them.
-  deps.services.webhooks.forget(merchantId);
-  return deleted;
-}
+const controls = new WeakMap<AppDeps, SandboxControl>();
 
-/** Deletes a merchant and every row of it (POST /_sandbox/merchants made it; the default merchant stays). */
-export function deleteMerchant(deps: AppDeps, merchantId: string): void {
-  deps.sqlite.transaction(() => {
-    resetMerchant(deps, merchantId);
-    deps.sqlite.query("DELETE FROM merchants WHERE id = ? AND is_default = 0").run(merchantId);
-  })();
-  deps.clock.forget(merchantId);
-  // Its keys must stop working at once: the authentication cache may hold them.
-  deps.services.merchants.changed();
+/** The app's SandboxControl (the reset and merchant deletion), made on first use. */
+function sandboxControl(deps: AppDeps): SandboxControl {
+  let control = controls.get(deps);
+  if (!control) controls.set(deps, (control = new SandboxControl(deps.db, deps.services, deps.clock)));
+  return control;
 }

@@ -66,8 +66,8 @@ export function webhookRoutes(deps: AppDeps) {
     })
     .get(
       "/:id/deliveries",
-      ({ merchant, params, query, request }) => {
-        webhooks.get(merchant.id, params.id);
+      async ({ merchant, params, query, request }) => {
+        await webhooks.get(merchant.id, params.id);
         const filters = { webhookId: params.id, status: query.status, event: query.event, recordId: query.record_id };
         return webhooks.deliveries(merchant.id, filters, pageRequest(query), request.url);
       },

@@ -4,8 +4,11 @@
  * same bytes are also relayed, asynchronously: a relay failure is recorded on the message and
  * never reaches the request that caused it.
  */
-import type { Database } from "bun:sqlite";
 import type { Transporter } from "nodemailer";
+import type { Database, Executor } from "../../storage/database";
+import * as repo from "../../storage/repositories/emails";
+import type { EmailFilters, EmailRow, SmsRow } from "../../storage/repositories/emails";
+import { paginate, type Page, type PageRequest } from "../../domain/pagination";
 
 /** nodemailer is loaded with the first e-mail, not at start: importing it costs ~18 MB of resident memory. */
 let nodemailerModule: Promise<typeof import("nodemailer")> | undefined;
@@ -28,36 +31,7 @@ export interface OutgoingEmail {
   transactionId?: string | null;
 }
 
-export interface EmailRow {
-  id: string;
-  merchant_id: string;
-  kind: string;
-  message_id: string;
-  from_address: string;
-  to_address: string;
-  /** JSON array of the Cc addresses. */
-  cc_addresses: string;
-  reply_to: string;
-  subject: string;
-  text: string;
-  html: string;
-  raw: string;
-  invoice_id: string | null;
-  transaction_id: string | null;
-  relay_status: "off" | "pending" | "sent" | "failed" | "blocked";
-  relay_error: string | null;
-  relayed_at: string | null;
-  created_at: string;
-}
-
-export interface SmsRow {
-  id: string;
-  merchant_id: string;
-  to_phone: string;
-  body: string;
-  transaction_id: string | null;
-  created_at: string;
-}
+export type { EmailFilters, EmailRow, SmsRow } from "../../storage/repositories/emails";
 
 /** The address receipts come from; the merchant's name is the display name. */
 export const SENDER_ADDRESS = "receipts@paysandbox.localhost";
@@ -159,38 +133,58 @@ export class Mailer {
       : relayAllows(this.options.smtpAllow ?? [], mail.to)
         ? "pending"
         : "blocked";
-    this.db
-      .query(
-        `INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, cc_addresses, reply_to, subject,
-           text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        mail.merchantId,
-        mail.kind,
-        info.messageId,
-        mail.from.address,
-        mail.to,
-        JSON.stringify(mail.cc ?? []),
-        mail.replyTo ?? "",
-        mail.subject,
-        mail.text,
-        mail.html,
-        raw,
-        mail.invoiceId ?? null,
-        mail.transactionId ?? null,
-        relay,
-        relay === "blocked" ? relayBlockedMessage(mail.to) : null,
-        this.options.now(),
-      );
+    await repo.insertEmail(this.db, {
+      id,
+      merchant_id: mail.merchantId,
+      kind: mail.kind,
+      message_id: info.messageId,
+      from_address: mail.from.address,
+      to_address: mail.to,
+      cc_addresses: JSON.stringify(mail.cc ?? []),
+      reply_to: mail.replyTo ?? "",
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      raw,
+      invoice_id: mail.invoiceId ?? null,
+      transaction_id: mail.transactionId ?? null,
+      relay_status: relay,
+      relay_error: relay === "blocked" ? relayBlockedMessage(mail.to) : null,
+      created_at: this.options.now(),
+    });
     if (relay === "pending")
       this.track(this.relayMessage(id, mail.from.address, this.recipients(mail.to, mail.cc), raw));
-    return this.get(id)!;
+    return (await this.get(id))!;
   }
 
-  get(id: string): EmailRow | null {
-    return this.db.query<EmailRow, [string]>("SELECT * FROM emails WHERE id = ?").get(id);
+  /** An e-mail by id (any merchant's), or null. */
+  async get(id: string): Promise<EmailRow | null> {
+    return (await repo.findEmail(this.db, id)) ?? null;
+  }
+
+  /** An e-mail of this merchant, or null. */
+  async email(merchantId: string, id: string): Promise<EmailRow | null> {
+    return (await repo.findMerchantEmail(this.db, merchantId, id)) ?? null;
+  }
+
+  /** The merchant's newest e-mail, or null. */
+  async latest(merchantId: string): Promise<EmailRow | null> {
+    return (await repo.latestEmail(this.db, merchantId)) ?? null;
+  }
+
+  /** The merchant's e-mails, newest first (GET /_sandbox/emails and the dashboard read the same list). */
+  async emails(merchantId: string, filters: EmailFilters, page: PageRequest, url: string): Promise<Page<EmailRow>> {
+    const total = await repo.countEmails(this.db, merchantId, filters);
+    const rows = await repo.listEmails(this.db, merchantId, filters, page.perPage, page.offset);
+    return paginate(rows, total, page, url);
+  }
+
+  /** The merchant's text messages, newest first; only those to `to` when given. */
+  async texts(merchantId: string, to: string | undefined, page: PageRequest, url: string): Promise<Page<SmsRow>> {
+    const phone = to?.trim() || undefined;
+    const total = await repo.countSms(this.db, merchantId, phone);
+    const rows = await repo.listSms(this.db, merchantId, phone, page.perPage, page.offset);
+    return paginate(rows, total, page, url);
   }
 
   /** Relays the stored bytes to every recipient (To and Cc: the envelope, since the raw message is sent as is). */
@@ -203,16 +197,15 @@ export class Mailer {
     try {
       this.relay ??= (await loadNodemailer()).default.createTransport(smtpOptions(this.options.smtpUrl));
       await this.relay.sendMail({ envelope: { from, to }, raw });
-      this.db
-        .query("UPDATE emails SET relay_status = 'sent', relay_error = NULL, relayed_at = ? WHERE id = ?")
-        .run(this.options.now(), id);
+      await repo.setRelayResult(this.db, id, { status: "sent", at: this.options.now() });
     } catch (error) {
       const message = (error as Error)?.message ?? String(error);
       this.options.log.error(`e-mail ${id}: relay to ${this.options.smtpUrl} failed: ${message}`);
-      this.db
-        // relayed_at says when the relay accepted the message; a failed relay never did.
-        .query("UPDATE emails SET relay_status = 'failed', relay_error = ?, relayed_at = NULL WHERE id = ?")
-        .run(message, id);
+      try {
+        await repo.setRelayResult(this.db, id, { status: "failed", error: message });
+      } catch (storeError) {
+        this.options.log.error(`e-mail ${id}: the relay failure could not be recorded: ${String(storeError)}`);
+      }
     }
   }
 
@@ -226,24 +219,30 @@ export class Mailer {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  /** Stores an SMS in the SMS outbox (SMS is never relayed). */
-  sendSms(sms: { merchantId: string; to: string; body: string; transactionId?: string | null }): SmsRow {
+  /** Stores an SMS in the SMS outbox (SMS is never relayed), in the caller's unit of work `ex`. */
+  async sendSms(
+    ex: Executor,
+    sms: { merchantId: string; to: string; body: string; transactionId?: string | null },
+  ): Promise<SmsRow> {
     const id = crypto.randomUUID();
-    this.db
-      .query("INSERT INTO sms (id, merchant_id, to_phone, body, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(id, sms.merchantId, sms.to, sms.body, sms.transactionId ?? null, this.options.now());
-    return this.db.query<SmsRow, [string]>("SELECT * FROM sms WHERE id = ?").get(id)!;
+    await repo.insertSms(ex, {
+      id,
+      merchantId: sms.merchantId,
+      to: sms.to,
+      body: sms.body,
+      transactionId: sms.transactionId ?? null,
+      createdAt: this.options.now(),
+    });
+    return (await repo.findSms(ex, id))!;
   }
 
   /**
-   * Relays the messages a previous run stored but had not relayed yet (the process stopped
-   * mid-relay). Returns how many it started.
+   * Relays the messages stored but not relayed yet (the process stopped mid-relay). Returns how
+   * many it started.
    */
-  resumePending(): number {
+  async resumePending(): Promise<number> {
     if (!this.options.smtpUrl) return 0;
-    const rows = this.db
-      .query<EmailRow, []>("SELECT * FROM emails WHERE relay_status = 'pending' ORDER BY created_at, rowid")
-      .all();
+    const rows = await repo.pendingRelays(this.db);
     for (const row of rows)
       this.track(this.relayMessage(row.id, row.from_address, this.recipients(row.to_address, ccOf(row)), row.raw));
     return rows.length;
@@ -257,7 +256,12 @@ export class Mailer {
     return {
       name: "mailer",
       start: () => {
-        this.resumePending();
+        this.track(
+          this.resumePending().then(
+            () => {},
+            (error) => this.options.log.error(`e-mail relay could not resume: ${String(error)}`),
+          ),
+        );
       },
       stop: async () => {
         await this.idle();

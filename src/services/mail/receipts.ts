@@ -181,8 +181,8 @@ export class ReceiptService {
     const errors = validateCustomerFields({ phone: to }, { requireNames: false, requireContact: false });
     if (errors.phone) throw new ValidationFailed(errors);
     const body = renderSms(await this.view(merchant, txn, invoice));
-    return this.stamp(merchantId, transactionId, "receipt_sms_at", () =>
-      this.deps.mailer.sendSms({ merchantId, to, body, transactionId }),
+    return this.stamp(merchantId, transactionId, "receipt_sms_at", (tx) =>
+      this.deps.mailer.sendSms(tx, { merchantId, to, body, transactionId }),
     );
   }
 
@@ -191,11 +191,11 @@ export class ReceiptService {
     merchantId: string,
     transactionId: string,
     column: "receipt_email_at" | "receipt_sms_at",
-    alongside: () => unknown = () => {},
+    alongside: (tx: Executor) => unknown = () => {},
   ) {
     const { transactions } = this.deps.services;
     return this.deps.db.transaction(async (tx) => {
-      await alongside();
+      await alongside(tx);
       const now = await this.deps.clock.timestamp(merchantId);
       await stampReceipt(tx, merchantId, transactionId, column, now);
       const record = await transactions.recordOf(tx, merchantId, transactionId);

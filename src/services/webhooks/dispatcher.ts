@@ -1,7 +1,8 @@
-import type { Database } from "bun:sqlite";
-import { distinctMerchants } from "../../storage/sqlite/distinct-merchants";
+import type { Database } from "../../storage/database";
+import * as repo from "../../storage/repositories/webhooks";
+import type { ClaimedDelivery } from "../../storage/repositories/webhooks";
 import type { Worker } from "../../lib/worker";
-import type { DeliveryRow, WebhookService } from "./endpoints";
+import type { WebhookService } from "./endpoints";
 import type { SandboxClock } from "../clock";
 import type { Logger } from "../../lib/logger";
 import pkg from "../../../package.json";
@@ -25,13 +26,20 @@ import {
 export interface DispatcherOptions {
   db: Database;
   clock: SandboxClock;
-  /** The outbox: it says when it wrote pending deliveries (the only wake-up besides clock ticks). */
+  /** The outbox: it says when it wrote pending deliveries (a wake-up besides clock ticks). */
   outbox: Pick<WebhookService, "onOutbox">;
   log: Logger;
   /** Real-time limit for the receiver's answer (default 10 s). */
   timeoutMs?: number;
   /** Which targets are sent to and whose answers are logged (default: loopback targets, sandbox on loopback). */
   targets?: WebhookTargets;
+  /** This dispatcher's name in the claims (default: a fresh UUID per instance). */
+  id?: string;
+  /**
+   * Real time after which a dispatcher that holds claims and said nothing is taken as gone (a
+   * killed process): its claims are released and its deliveries sent again (default 10 s).
+   */
+  staleAfterMs?: number;
 }
 
 interface Outcome {
@@ -45,42 +53,50 @@ interface Outcome {
   interrupted: boolean;
 }
 
-type DueRow = DeliveryRow & { target_url: string; webhook_secret: string };
-
 export const INTERRUPTED_MESSAGE =
   "Interrupted: the sandbox stopped before the receiver answered; sent again on restart.";
 const USER_AGENT = `PaySandbox-Webhooks/${pkg.version}`;
+/** How often a dispatcher holding claims says it is alive, at most (real time). */
+const HEARTBEAT_MS = 1000;
 
 /**
- * Sends the outbox. Deliveries are due on the merchant's sandbox clock. The dispatcher keeps, per
- * merchant, the earliest time a pending delivery is due, and looks for due rows only when a clock
- * tick (each second of real time and each `clock/advance`) reaches it, or right after the outbox
- * wrote new rows: a merchant with nothing pending costs no query at all (before, every tick and
- * every record change ran the due-rows query, ~10% of a POST /charge under load). A delivery waits while an earlier delivery of the same record to the
- * same webhook is still pending, so each receiver sees a record's events in order.
- * Delivery is at least once: a request cut short by a stop is sent again after restart, so
- * receivers should de-duplicate on PaySandbox-Delivery-Id.
+ * Sends the outbox. The database is the queue: any number of dispatchers (one per sandbox
+ * process) serve one database, and each sends only the deliveries it claimed (one UPDATE that
+ * takes unclaimed due rows: two dispatchers never both send a delivery). Deliveries are due on
+ * the merchant's sandbox clock. A dispatcher looks for due work when a clock tick reaches a
+ * merchant (each second of real time, each `clock/advance`) or right after its own outbox wrote
+ * rows; it first reads the earliest due time from the due-time index (webhook_deliveries_ready),
+ * and claims (a "scan") only when something is due: a merchant with nothing due costs no scan.
+ * A delivery waits while an earlier delivery of the same record to the same webhook is still
+ * pending, so each receiver sees a record's events in order.
+ *
+ * A dispatcher holding claims says it is alive at most once a second (webhook_dispatchers); one
+ * silent for `staleAfterMs` is gone, and whichever dispatcher notices first releases its claims:
+ * the requests it had out are logged as interrupted and sent again. Delivery is at least once (a
+ * request cut short by a crash is sent again), so receivers de-duplicate on PaySandbox-Delivery-Id.
  */
 export class WebhookDispatcher implements Worker {
   readonly name = "webhooks";
+  readonly id: string;
   private running = false;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly inFlightByMerchant = new Map<string, number>();
   private readonly kicked = new Set<string>();
-  /**
-   * Per merchant, the earliest next_attempt_at_ms of its pending deliveries as far as this process
-   * knows; no entry = nothing pending. Only ever early, never late: an early entry costs one scan
-   * that finds nothing and reads the true time again.
-   */
-  private readonly nextDue = new Map<string, number>();
-  /** Due-row scans run, ever (tests check that a merchant with nothing due costs none). */
+  /** Claim queries run, ever (tests check that a merchant with nothing due costs none). */
   scans = 0;
+  /** Deliveries this dispatcher claimed, ever. */
+  claimed = 0;
   private kickTimer: ReturnType<typeof setTimeout> | undefined;
   private stopping = new AbortController();
+  /** The poll under way (one at a time), so stop() can wait for it. */
+  private working: Promise<void> | undefined;
+  private pollAgain = false;
+  private lastHeartbeatMs = 0;
   private readonly db: Database;
   private readonly clock: SandboxClock;
   private readonly log: Logger;
   timeoutMs: number;
+  private readonly staleAfterMs: number;
   private readonly targets: WebhookTargets;
 
   constructor(options: DispatcherOptions) {
@@ -88,108 +104,141 @@ export class WebhookDispatcher implements Worker {
     this.db = options.db;
     this.clock = options.clock;
     this.log = options.log;
+    this.id = options.id ?? crypto.randomUUID();
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    // The real-time tick visits only merchants with pending deliveries (an index walk).
+    this.staleAfterMs = options.staleAfterMs ?? 10_000;
+    // A merchant's tick (clock/advance, a test delivery): look at that merchant.
     options.clock.onTick(
-      (merchantId, now) => this.dispatch(merchantId, now),
-      () => (this.running ? distinctMerchants(this.db, "webhook_deliveries", "status = 'pending'") : []),
+      (merchantId) => this.kick(merchantId),
+      () => [],
     );
-    // The change's transaction has committed (or rolled back) by the time the timer fires.
-    options.outbox.onOutbox((merchantId, dueAtMs) => {
-      this.expect(merchantId, dueAtMs);
-      this.kick(merchantId);
-    });
-  }
-
-  /** Notes that a pending delivery of the merchant is due at `dueAtMs`. */
-  private expect(merchantId: string, dueAtMs: number): void {
-    const known = this.nextDue.get(merchantId);
-    if (known === undefined || dueAtMs < known) this.nextDue.set(merchantId, dueAtMs);
-  }
-
-  /**
-   * Reads the earliest due time of the merchant's sendable pending deliveries again (index
-   * webhook_deliveries_due); a disabled webhook's wait until WebhookService says it is enabled.
-   */
-  private refreshNextDue(merchantId: string): void {
-    const row = this.db
-      .query<{ due: number | null }, [string]>(
-        `SELECT MIN(d.next_attempt_at_ms) AS due FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.merchant_id = ? AND d.status = 'pending' AND w.deleted_at IS NULL AND w.disabled_at IS NULL`,
-      )
-      .get(merchantId);
-    if (row?.due === null || row?.due === undefined) this.nextDue.delete(merchantId);
-    else this.nextDue.set(merchantId, row.due);
+    // Each second of real time: every merchant with ready deliveries, and dispatchers gone silent.
+    options.clock.onSecond(() => this.kick());
+    // Written by this process: look as soon as the change's unit of work is done.
+    options.outbox.onOutbox((merchantId) => this.kick(merchantId));
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
     this.stopping = new AbortController();
-    // Requests that were out when the process died: log them as interrupted; they are still pending and due.
-    this.db.query("UPDATE webhook_attempts SET finished = 1, error = ? WHERE finished = 0").run(INTERRUPTED_MESSAGE);
-    const merchants = this.db
-      .query<{ merchant_id: string; due: number }, []>(
-        "SELECT merchant_id, MIN(next_attempt_at_ms) AS due FROM webhook_deliveries WHERE status = 'pending' GROUP BY merchant_id",
-      )
-      .all();
-    this.nextDue.clear();
-    for (const { merchant_id, due } of merchants) {
-      this.nextDue.set(merchant_id, due);
-      this.dispatch(merchant_id, this.clock.now(merchant_id));
-    }
+    this.kick();
   }
 
-  /** Stops sending: requests still out are cut short, logged as interrupted and stay pending. */
+  /** Stops sending: requests still out are cut short, logged as interrupted, and their claims released. */
   async stop(): Promise<void> {
+    if (!this.running) return;
     this.running = false;
     clearTimeout(this.kickTimer);
     this.kickTimer = undefined;
     this.kicked.clear();
     this.stopping.abort();
+    await this.working;
     await Promise.allSettled([...this.inFlight.values()]);
-  }
-
-  /** Starts sending every delivery of the merchant due at `now` (synchronous; the requests run on). */
-  dispatch(merchantId: string, now: Date): void {
-    if (!this.running) return;
     try {
-      this.startDue(merchantId, now);
+      await this.db.transaction((tx) => repo.releaseDispatcher(tx, this.id, INTERRUPTED_MESSAGE, null));
     } catch (error) {
-      // Called from clock ticks (and clock/advance requests): a failure here must not break them.
-      this.log.error(`webhook dispatch for merchant ${merchantId} failed: ${(error as Error)?.stack ?? String(error)}`);
+      this.log.error(`webhook dispatcher ${this.id} could not release its claims: ${String(error)}`);
     }
   }
 
-  private startDue(merchantId: string, now: Date): void {
-    const due = this.nextDue.get(merchantId);
-    if (due === undefined || due > now.getTime()) return; // nothing pending, or not yet due: no query
+  /**
+   * Looks for due deliveries (of one merchant, or — no argument — of every merchant with ready
+   * deliveries) as soon as the current work is done. Returns at once; the requests run on.
+   */
+  kick(merchantId?: string): void {
+    if (!this.running) return;
+    this.kicked.add(merchantId ?? "*");
+    this.kickTimer ??= setTimeout(() => {
+      this.kickTimer = undefined;
+      void this.poll();
+    }, 0);
+  }
+
+  /** Waits until the dispatcher has looked at everything it was woken for and recorded every request it sent (tests). */
+  async idle(): Promise<void> {
+    while (this.kickTimer !== undefined || this.working || this.inFlight.size > 0) {
+      if (this.working) await this.working;
+      else if (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+      else await Bun.sleep(1);
+    }
+  }
+
+  private async poll(): Promise<void> {
+    if (this.working) {
+      this.pollAgain = true;
+      return;
+    }
+    const work = (async () => {
+      do {
+        this.pollAgain = false;
+        const merchants = [...this.kicked];
+        this.kicked.clear();
+        try {
+          await this.visit(merchants);
+        } catch (error) {
+          // Called from clock ticks: a failure here must not break them; the next tick tries again.
+          this.log.error(`webhook dispatch failed: ${(error as Error)?.stack ?? String(error)}`);
+        }
+      } while (this.running && (this.pollAgain || this.kicked.size > 0));
+    })();
+    this.working = work;
+    try {
+      await work;
+    } finally {
+      this.working = undefined;
+    }
+  }
+
+  private async visit(merchants: string[]): Promise<void> {
+    if (!this.running) return;
+    let due: { merchantId: string; dueAtMs: number }[];
+    if (merchants.includes("*")) {
+      await this.keepAlive();
+      await this.releaseSilent();
+      due = await repo.readyMerchants(this.db);
+    } else {
+      due = [];
+      for (const merchantId of merchants) {
+        const dueAtMs = await repo.earliestReady(this.db, merchantId);
+        if (dueAtMs !== undefined) due.push({ merchantId, dueAtMs });
+      }
+    }
+    for (const { merchantId, dueAtMs } of due) {
+      if (!this.running) return;
+      const now = this.clock.now(merchantId).getTime();
+      if (dueAtMs <= now) await this.claimAndSend(merchantId, now);
+    }
+  }
+
+  /** Says this dispatcher is alive while it holds claims (at most once a second). */
+  private async keepAlive(force = false): Promise<void> {
+    const now = this.clock.realDate().getTime();
+    if (!force && (this.inFlight.size === 0 || now - this.lastHeartbeatMs < HEARTBEAT_MS)) return;
+    this.lastHeartbeatMs = now;
+    await repo.heartbeat(this.db, this.id, now);
+  }
+
+  /** Releases the claims of dispatchers silent for too long (killed): their deliveries are sent again. */
+  private async releaseSilent(): Promise<void> {
+    const cutoff = this.clock.realDate().getTime() - this.staleAfterMs;
+    for (const gone of await repo.silentDispatchers(this.db, cutoff)) {
+      if (gone === this.id) continue;
+      const released = await this.db.transaction((tx) => repo.releaseDispatcher(tx, gone, INTERRUPTED_MESSAGE, cutoff));
+      if (released) this.log.info(`webhook dispatcher ${gone} went silent; its deliveries are sent again`);
+    }
+  }
+
+  private async claimAndSend(merchantId: string, nowMs: number): Promise<void> {
     const busy = this.inFlightByMerchant.get(merchantId) ?? 0;
     const room = Math.min(MAX_IN_FLIGHT - this.inFlight.size, MAX_IN_FLIGHT_PER_MERCHANT - busy);
     if (room <= 0) return;
+    // Registered (alive) before holding any claim, so a crash right after never strands one.
+    await this.keepAlive(this.inFlight.size === 0);
     this.scans++;
-    const rows = this.db
-      .query<DueRow, [string, number, number]>(
-        `SELECT d.*, w.target_url, m.webhook_secret
-         FROM webhook_deliveries d
-         JOIN webhooks w ON w.id = d.webhook_id
-         JOIN merchants m ON m.id = d.merchant_id
-         WHERE d.merchant_id = ? AND d.status = 'pending' AND d.next_attempt_at_ms <= ? AND w.deleted_at IS NULL
-           AND w.disabled_at IS NULL
-           AND NOT EXISTS (
-             SELECT 1 FROM webhook_deliveries e
-             WHERE e.webhook_id = d.webhook_id AND e.record_id = d.record_id AND e.status = 'pending' AND e.seq < d.seq)
-         ORDER BY d.seq
-         LIMIT ?`,
-      )
-      .all(merchantId, now.getTime(), room + busy);
-    // Nothing due after all (the entry was early): learn the true next time instead of asking again.
-    if (rows.length === 0) this.refreshNextDue(merchantId);
-    let started = 0;
+    const rows = await repo.claimDue(this.db, this.id, merchantId, nowMs, room);
+    this.claimed += rows.length;
     for (const row of rows) {
-      if (started >= room) break;
-      if (this.inFlight.has(row.id)) continue;
-      started++;
       this.inFlightByMerchant.set(merchantId, (this.inFlightByMerchant.get(merchantId) ?? 0) + 1);
       const sending = this.send(row)
         .catch((error) => this.log.error(`webhook delivery ${row.id} could not be recorded: ${String(error)}`))
@@ -198,48 +247,38 @@ export class WebhookDispatcher implements Worker {
           const left = (this.inFlightByMerchant.get(merchantId) ?? 1) - 1;
           if (left > 0) this.inFlightByMerchant.set(merchantId, left);
           else this.inFlightByMerchant.delete(merchantId);
-          // Delivered, failed for good, or retried later: the merchant's next due time moved.
-          this.refreshNextDue(merchantId);
+          // Delivered, failed for good, or retried later: the next of the record may be due now.
           this.kick(merchantId);
         });
       this.inFlight.set(row.id, sending);
     }
   }
 
-  /** Looks for due deliveries of the merchant as soon as the current synchronous work is done. */
-  private kick(merchantId: string): void {
-    if (!this.running) return;
-    this.kicked.add(merchantId);
-    this.kickTimer ??= setTimeout(() => {
-      this.kickTimer = undefined;
-      const merchants = [...this.kicked];
-      this.kicked.clear();
-      for (const id of merchants) this.dispatch(id, this.clock.now(id));
-    }, 0);
-  }
-
-  private async send(row: DueRow): Promise<void> {
+  private async send(row: ClaimedDelivery): Promise<void> {
     const attempt = row.attempts + 1;
     const attemptId = crypto.randomUUID();
     // The attempt's sandbox time is taken once, here, and everything about it derives from it: a clock
     // advance that lands while the request is out (or that jumped over the due time) does not move it.
     const startedAt = this.clock.runTime(row.merchant_id, row.next_attempt_at_ms ?? 0);
     const headers = requestHeaders(row);
-    this.db
-      .query(
-        "INSERT INTO webhook_attempts (id, merchant_id, delivery_id, attempt, started_at, request_headers) VALUES (?, ?, ?, ?, ?, ?)",
-      )
-      .run(attemptId, row.merchant_id, row.id, attempt, formatTimestamp(startedAt), JSON.stringify(headers));
+    await repo.insertAttempt(this.db, {
+      id: attemptId,
+      merchantId: row.merchant_id,
+      deliveryId: row.id,
+      attempt,
+      startedAt: formatTimestamp(startedAt),
+      requestHeaders: JSON.stringify(headers),
+    });
     const started = performance.now();
     const outcome = await this.post(row, headers);
     const latency = Math.round(performance.now() - started);
-    this.record(row, attempt, attemptId, outcome, latency, new Date(startedAt.getTime() + latency));
+    await this.record(row, attempt, attemptId, outcome, latency, new Date(startedAt.getTime() + latency));
     const target = safeTarget(row.target_url);
     const result = outcome.statusCode ?? outcome.error;
     this.log.info(`webhook ${row.event} ${row.id} → ${target} attempt ${attempt}: ${result} ${latency}ms`);
   }
 
-  private async post(row: DueRow, headers: Record<string, string>): Promise<Outcome> {
+  private async post(row: ClaimedDelivery, headers: Record<string, string>): Promise<Outcome> {
     if (!this.targets.allows(row.target_url)) {
       // No request at all: a sandbox reachable from a LAN must not POST into other machines.
       return failure(targetRefusedMessage(safeHost(row.target_url)));
@@ -249,7 +288,7 @@ export class WebhookDispatcher implements Worker {
     return this.targets.showsBody(row.target_url) ? outcome : { ...outcome, snippet: null, responseHeaders: null };
   }
 
-  private async request(row: DueRow, headers: Record<string, string>): Promise<Outcome> {
+  private async request(row: ClaimedDelivery, headers: Record<string, string>): Promise<Outcome> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
     const signal = AbortSignal.any([timeout.signal, this.stopping.signal]);
@@ -286,43 +325,40 @@ export class WebhookDispatcher implements Worker {
     }
   }
 
-  private record(
-    row: DueRow,
+  private async record(
+    row: ClaimedDelivery,
     attempt: number,
     attemptId: string,
     outcome: Outcome,
     latency: number,
     finishedAt: Date,
-  ): void {
-    this.db
-      .transaction(() => {
-        this.db
-          .query(
-            "UPDATE webhook_attempts SET finished = 1, success = ?, status_code = ?, latency_ms = ?, response_snippet = ?, response_headers = ?, error = ? WHERE id = ?",
-          )
-          .run(
-            outcome.success ? 1 : 0,
-            outcome.statusCode,
-            latency,
-            outcome.snippet,
-            outcome.responseHeaders,
-            outcome.error,
-            attemptId,
-          );
-        if (outcome.interrupted) return;
-        const now = finishedAt;
-        const stamp = formatTimestamp(finishedAt);
-        const status = outcome.success ? "delivered" : attempt >= MAX_ATTEMPTS ? "failed" : "pending";
-        const next = status === "pending" ? now.getTime() + retryDelayMs(attempt) : null;
-        // status = 'pending': a delivery cancelled (webhook deleted) while the request was out stays cancelled.
-        this.db
-          .query(
-            `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at_ms = ?, last_status_code = ?,
-               last_error = ?, delivered_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
-          )
-          .run(status, attempt, next, outcome.statusCode, outcome.error, outcome.success ? stamp : null, stamp, row.id);
-      })
-      .immediate();
+  ): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await repo.finishAttempt(tx, attemptId, {
+        success: outcome.success,
+        statusCode: outcome.statusCode,
+        latencyMs: latency,
+        snippet: outcome.snippet,
+        responseHeaders: outcome.responseHeaders,
+        error: outcome.error,
+      });
+      if (outcome.interrupted) {
+        await repo.releaseClaim(tx, row.id, this.id);
+        return;
+      }
+      const stamp = formatTimestamp(finishedAt);
+      const status = outcome.success ? "delivered" : attempt >= MAX_ATTEMPTS ? "failed" : "pending";
+      const held = await repo.settleDelivery(tx, row.id, this.id, {
+        status,
+        attempts: attempt,
+        nextAttemptAtMs: status === "pending" ? finishedAt.getTime() + retryDelayMs(attempt) : null,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        deliveredAt: outcome.success ? stamp : null,
+        now: stamp,
+      });
+      if (!held) this.log.error(`webhook delivery ${row.id}: the claim was lost while the request was out`);
+    });
   }
 }
 
@@ -331,7 +367,7 @@ function failure(error: string): Outcome {
 }
 
 /** The headers of one attempt, signed at real time (see signing.ts); kept in the attempt log. */
-function requestHeaders(row: DueRow): Record<string, string> {
+function requestHeaders(row: ClaimedDelivery): Record<string, string> {
   return {
     "content-type": "application/json",
     "user-agent": USER_AGENT,

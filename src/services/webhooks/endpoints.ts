@@ -1,4 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database, Executor } from "../../storage/database";
+import * as repo from "../../storage/repositories/webhooks";
+import type { DeliveryWithTarget, WebhookRow } from "../../storage/repositories/webhooks";
 import type { SandboxClock } from "../clock";
 import { EVENT_NAMES, type SandboxEvent } from "../../domain/events";
 import { parseJson } from "../../lib/json";
@@ -7,60 +9,9 @@ import { formatTimestamp } from "../../domain/time";
 import { addError, type FieldErrors } from "../../../packages/rules/validation";
 import { MAX_ATTEMPTS } from "../../domain/webhook-policy";
 import { assertValid, invalidState, notFound } from "../../domain/errors";
-import type { Delivery, DeliveryStatus, Webhook } from "../../domain/schemas/webhooks";
+import type { Delivery, Webhook } from "../../domain/schemas/webhooks";
 
-export interface WebhookRow {
-  id: string;
-  merchant_id: string;
-  target_url: string;
-  event: string;
-  created_at: string;
-  updated_at: string;
-  disabled_at: string | null;
-  deleted_at: string | null;
-}
-
-export interface DeliveryRow {
-  seq: number;
-  id: string;
-  merchant_id: string;
-  webhook_id: string;
-  event: string;
-  record_id: string;
-  body: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at_ms: number | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  redelivery_of: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AttemptRow {
-  id: string;
-  merchant_id: string;
-  delivery_id: string;
-  attempt: number;
-  started_at: string;
-  finished: number;
-  success: number;
-  status_code: number | null;
-  latency_ms: number | null;
-  response_snippet: string | null;
-  request_headers: string | null;
-  response_headers: string | null;
-  error: string | null;
-}
-
-export interface DeliveryFilters {
-  webhookId?: string;
-  status?: DeliveryStatus;
-  event?: string;
-  recordId?: string;
-}
+export type { AttemptRow, DeliveryFilters, DeliveryRow, WebhookRow } from "../../storage/repositories/webhooks";
 
 /** Accepted `event` values: every event name, or `*`. */
 export const WEBHOOK_EVENTS: readonly string[] = [...EVENT_NAMES, "*"];
@@ -109,36 +60,23 @@ export function validateWebhook(input: { target_url?: unknown; event?: unknown }
   return errors;
 }
 
-/** An active webhook as the outbox needs it; a merchant's list is in creation order. */
-interface ActiveHook {
-  id: string;
-  event: string;
-  created_at: string;
-  r: number;
-}
-
 /** Told when pending deliveries were written for a merchant, due at `dueAtMs` (the dispatcher listens). */
 export type OutboxListener = (merchantId: string, dueAtMs: number) => void;
 
-/** Subscriptions, the outbox the change transactions write, and the delivery log. */
+/** Subscriptions, the outbox the change's unit of work writes, and the delivery log. */
 export class WebhookService {
   /**
    * Each merchant's active webhooks, read once: every record change asks for them (a charge with
    * no webhook would otherwise pay a SELECT for nothing). create(), update() and delete() drop the
    * merchant's entry, and so does forget() (the sandbox reset, which deletes rows behind this service's back).
    */
-  private readonly active = new Map<string, ActiveHook[]>();
-  private readonly activeQuery: Statement<ActiveHook, [string]>;
+  private readonly active = new Map<string, { id: string; event: string }[]>();
   private readonly listeners: OutboxListener[] = [];
 
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
-  ) {
-    this.activeQuery = db.prepare(
-      "SELECT id, event, created_at, rowid AS r FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL AND disabled_at IS NULL",
-    );
-  }
+  ) {}
 
   /** Registers a listener for new pending deliveries. */
   onOutbox(listener: OutboxListener): void {
@@ -150,13 +88,16 @@ export class WebhookService {
     this.active.delete(merchantId);
   }
 
-  private activeHooks(merchantId: string): ActiveHook[] {
+  /** Reads the merchant's active webhooks again after they changed, so the next change finds them cached. */
+  private async reload(merchantId: string): Promise<void> {
+    this.active.delete(merchantId);
+    this.active.set(merchantId, await repo.activeWebhooks(this.db, merchantId));
+  }
+
+  private async activeHooks(ex: Executor, merchantId: string): Promise<{ id: string; event: string }[]> {
     let hooks = this.active.get(merchantId);
     if (!hooks) {
-      // Sorted here, not with ORDER BY, which costs several µs per call in bun:sqlite (measured).
-      hooks = this.activeQuery
-        .all(merchantId)
-        .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.r - b.r));
+      hooks = await repo.activeWebhooks(ex, merchantId);
       this.active.set(merchantId, hooks);
     }
     return hooks;
@@ -166,152 +107,130 @@ export class WebhookService {
     for (const listener of this.listeners) listener(merchantId, dueAtMs);
   }
 
-  create(merchantId: string, input: { target_url: string; event: string }): Webhook {
+  async create(merchantId: string, input: { target_url: string; event: string }): Promise<Webhook> {
     assertValid(validateWebhook(input));
     const targetUrl = input.target_url.trim();
     const event = input.event.trim();
-    return this.db
-      .transaction(() => {
-        const active = this.db
-          .query<{ id: string; target_url: string; event: string }, [string]>(
-            "SELECT id, target_url, event FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL",
-          )
-          .all(merchantId);
-        if (active.some((w) => w.target_url === targetUrl && w.event === event)) {
-          assertValid({ event: [`${targetUrl} already receives ${event}.`] });
-        }
-        if (active.length >= MAX_WEBHOOKS) {
-          throw invalidState(`A merchant may have at most ${MAX_WEBHOOKS} webhooks; delete one first.`);
-        }
-        const id = crypto.randomUUID();
-        const now = this.clock.timestamp(merchantId);
-        this.db
-          .query(
-            "INSERT INTO webhooks (id, merchant_id, target_url, event, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-          )
-          .run(id, merchantId, targetUrl, event, now, now);
-        this.forget(merchantId);
-        return webhookRecord(this.get(merchantId, id));
-      })
-      .immediate();
+    const row = await this.db.transaction(async (tx) => {
+      const live = await repo.liveWebhooks(tx, merchantId);
+      if (live.some((w) => w.target_url === targetUrl && w.event === event)) {
+        assertValid({ event: [`${targetUrl} already receives ${event}.`] });
+      }
+      if (live.length >= MAX_WEBHOOKS) {
+        throw invalidState(`A merchant may have at most ${MAX_WEBHOOKS} webhooks; delete one first.`);
+      }
+      const id = crypto.randomUUID();
+      await repo.insertWebhook(tx, { id, merchantId, targetUrl, event, now: this.clock.timestamp(merchantId) });
+      return this.get(merchantId, id, tx);
+    });
+    await this.reload(merchantId);
+    return webhookRecord(row);
   }
 
   /** A webhook of this merchant (deleted ones too); 404 for none or another merchant's. */
-  get(merchantId: string, id: string): WebhookRow {
-    const row = this.db
-      .query<WebhookRow, [string, string]>("SELECT * FROM webhooks WHERE id = ? AND merchant_id = ?")
-      .get(id, merchantId);
+  async get(merchantId: string, id: string, ex: Executor = this.db): Promise<WebhookRow> {
+    const row = await repo.findWebhook(ex, merchantId, id);
     if (!row) throw notFound("Webhook");
     return row;
   }
 
-  record(merchantId: string, id: string): Webhook {
-    return webhookRecord(this.get(merchantId, id));
+  async record(merchantId: string, id: string): Promise<Webhook> {
+    return webhookRecord(await this.get(merchantId, id));
   }
 
   /** Active webhooks, newest first. */
-  list(merchantId: string, page: PageRequest, url: string): Page<Webhook> {
-    const total = this.db
-      .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL")
-      .get(merchantId)!.n;
-    const rows = this.db
-      .query<WebhookRow, [string, number, number]>(
-        "SELECT * FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
-      )
-      .all(merchantId, page.perPage, page.offset);
+  async list(merchantId: string, page: PageRequest, url: string): Promise<Page<Webhook>> {
+    const total = await repo.countLiveWebhooks(this.db, merchantId);
+    const rows = await repo.listLiveWebhooks(this.db, merchantId, page.perPage, page.offset);
     return paginate(rows.map(webhookRecord), total, page, url);
   }
 
   /** Soft delete: the webhook stops receiving at once; its pending deliveries are cancelled. */
-  delete(merchantId: string, id: string): Webhook {
-    return this.db
-      .transaction(() => {
-        const current = this.get(merchantId, id);
-        if (current.deleted_at) return webhookRecord(current);
-        const now = this.clock.timestamp(merchantId);
-        this.db.query("UPDATE webhooks SET deleted_at = ?, updated_at = ? WHERE id = ?").run(now, now, id);
-        this.forget(merchantId);
-        this.db
-          .query(
-            "UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at_ms = NULL, last_error = 'The webhook was deleted.', updated_at = ? WHERE webhook_id = ? AND status = 'pending'",
-          )
-          .run(now, id);
-        return webhookRecord(this.get(merchantId, id));
-      })
-      .immediate();
+  async delete(merchantId: string, id: string): Promise<Webhook> {
+    const row = await this.db.transaction(async (tx) => {
+      const current = await this.get(merchantId, id, tx);
+      if (current.deleted_at) return current;
+      await repo.deleteWebhook(tx, id, this.clock.timestamp(merchantId));
+      return this.get(merchantId, id, tx);
+    });
+    await this.reload(merchantId);
+    return webhookRecord(row);
   }
 
   /**
    * Changes a webhook's URL or event, or disables/enables it. A disabled webhook receives
    * nothing new; its pending deliveries wait and go out once it is enabled again.
    */
-  update(merchantId: string, id: string, input: { target_url?: string; event?: string; disabled?: boolean }): Webhook {
-    return this.db
-      .transaction(() => {
-        const current = this.get(merchantId, id);
-        if (current.deleted_at) throw invalidState("This webhook was deleted; create a new one instead.");
-        const next = { target_url: input.target_url ?? current.target_url, event: input.event ?? current.event };
-        assertValid(validateWebhook(next));
-        const targetUrl = next.target_url.trim();
-        const event = next.event.trim();
-        const clash = this.db
-          .query<{ id: string }, [string, string, string, string]>(
-            "SELECT id FROM webhooks WHERE merchant_id = ? AND deleted_at IS NULL AND target_url = ? AND event = ? AND id <> ?",
-          )
-          .get(merchantId, targetUrl, event, id);
-        if (clash) assertValid({ event: [`${targetUrl} already receives ${event}.`] });
-        const now = this.clock.timestamp(merchantId);
-        const disabledAt =
-          input.disabled === undefined ? current.disabled_at : input.disabled ? (current.disabled_at ?? now) : null;
-        this.db
-          .query("UPDATE webhooks SET target_url = ?, event = ?, disabled_at = ?, updated_at = ? WHERE id = ?")
-          .run(targetUrl, event, disabledAt, now, id);
-        this.forget(merchantId);
-        // Enabled again: what it kept pending may be due now.
-        if (current.disabled_at && disabledAt === null) this.written(merchantId, this.clock.now(merchantId).getTime());
-        return webhookRecord(this.get(merchantId, id));
-      })
-      .immediate();
+  async update(
+    merchantId: string,
+    id: string,
+    input: { target_url?: string; event?: string; disabled?: boolean },
+  ): Promise<Webhook> {
+    const { row, enabled } = await this.db.transaction(async (tx) => {
+      const current = await this.get(merchantId, id, tx);
+      if (current.deleted_at) throw invalidState("This webhook was deleted; create a new one instead.");
+      const next = { target_url: input.target_url ?? current.target_url, event: input.event ?? current.event };
+      assertValid(validateWebhook(next));
+      const targetUrl = next.target_url.trim();
+      const event = next.event.trim();
+      if (await repo.findClash(tx, merchantId, targetUrl, event, id)) {
+        assertValid({ event: [`${targetUrl} already receives ${event}.`] });
+      }
+      const now = this.clock.timestamp(merchantId);
+      const disabledAt =
+        input.disabled === undefined ? current.disabled_at : input.disabled ? (current.disabled_at ?? now) : null;
+      await repo.updateWebhook(tx, id, { targetUrl, event, disabledAt, now });
+      return { row: await this.get(merchantId, id, tx), enabled: current.disabled_at !== null && disabledAt === null };
+    });
+    await this.reload(merchantId);
+    // Enabled again: what it kept pending may be due now.
+    if (enabled) this.written(merchantId, this.clock.now(merchantId).getTime());
+    return webhookRecord(row);
   }
 
   /**
    * Queues a test delivery to one webhook (event `test`, a small sample body), due now, signed
    * like every other: the way to check a receiver's signature code without making a payment.
    */
-  sendTest(merchantId: string, id: string): Delivery {
-    const deliveryId = this.db
-      .transaction(() => {
-        const hook = this.get(merchantId, id);
-        if (hook.deleted_at) throw invalidState("This webhook was deleted; it receives nothing more.");
-        if (hook.disabled_at) throw invalidState("This webhook is disabled; enable it to send a test event.");
-        const now = this.clock.now(merchantId);
-        const stamp = formatTimestamp(now);
-        const fresh = crypto.randomUUID();
-        const body = JSON.stringify({
-          id: `test_${fresh}`,
-          test: true,
-          message: "A test event from the PaySandbox dashboard or POST /webhook/{id}/test.",
-          webhook_id: hook.id,
-          created_at: stamp,
-        });
-        this.db
-          .query(
-            `INSERT INTO webhook_deliveries (id, merchant_id, webhook_id, event, record_id, body, next_attempt_at_ms, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(fresh, merchantId, hook.id, TEST_EVENT, `test_${fresh}`, body, now.getTime(), stamp, stamp);
-        this.written(merchantId, now.getTime());
-        return fresh;
-      })
-      .immediate();
-    this.runDueJobs(merchantId);
+  async sendTest(merchantId: string, id: string): Promise<Delivery> {
+    const now = this.clock.now(merchantId);
+    const deliveryId = await this.db.transaction(async (tx) => {
+      const hook = await this.get(merchantId, id, tx);
+      if (hook.deleted_at) throw invalidState("This webhook was deleted; it receives nothing more.");
+      if (hook.disabled_at) throw invalidState("This webhook is disabled; enable it to send a test event.");
+      const stamp = formatTimestamp(now);
+      const fresh = crypto.randomUUID();
+      const body = JSON.stringify({
+        id: `test_${fresh}`,
+        test: true,
+        message: "A test event from the PaySandbox dashboard or POST /webhook/{id}/test.",
+        webhook_id: hook.id,
+        created_at: stamp,
+      });
+      await repo.insertDeliveries(tx, [
+        {
+          id: fresh,
+          merchantId,
+          webhookId: hook.id,
+          event: TEST_EVENT,
+          recordId: `test_${fresh}`,
+          body,
+          dueAtMs: now.getTime(),
+          redeliveryOf: null,
+          createdAt: stamp,
+        },
+      ]);
+      return fresh;
+    });
+    this.written(merchantId, now.getTime());
+    await this.runDueJobs(merchantId);
     return this.delivery(merchantId, deliveryId);
   }
 
   /** Runs the merchant's due jobs now, so the dispatcher sends a new delivery without waiting for the next second. */
-  private runDueJobs(merchantId: string): void {
+  private async runDueJobs(merchantId: string): Promise<void> {
     try {
-      this.clock.tick(merchantId);
+      await this.clock.tick(merchantId);
     } catch {
       // a failing job is the clock ticker's to report and retry (within a second), not this request's
     }
@@ -319,165 +238,126 @@ export class WebhookService {
 
   /**
    * The outbox: one pending delivery per active webhook that wants this event, written by the
-   * EventBus listener inside the transaction of the change, with the record frozen as JSON.
+   * EventBus listener in the unit of work of the change (`ex`), with the record frozen as JSON.
    * Returns how many rows it wrote.
    */
-  enqueue(event: SandboxEvent): number {
-    const all = this.activeHooks(event.merchantId);
+  async enqueue(ex: Executor, event: SandboxEvent): Promise<number> {
+    const all = this.active.get(event.merchantId) ?? (await this.activeHooks(ex, event.merchantId));
     if (all.length === 0) return 0;
     const hooks = all.filter((hook) => hook.event === event.name || hook.event === "*");
     if (hooks.length === 0) return 0;
     const body = JSON.stringify(event.record);
     const now = this.clock.now(event.merchantId);
-    const insert = this.db.query(
-      `INSERT INTO webhook_deliveries (id, merchant_id, webhook_id, event, record_id, body, next_attempt_at_ms, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const hook of hooks) {
-      const stamp = formatTimestamp(now);
-      insert.run(
-        crypto.randomUUID(),
-        event.merchantId,
-        hook.id,
-        event.name,
-        event.record.id,
+    const stamp = formatTimestamp(now);
+    await repo.insertDeliveries(
+      ex,
+      hooks.map((hook) => ({
+        id: crypto.randomUUID(),
+        merchantId: event.merchantId,
+        webhookId: hook.id,
+        event: event.name,
+        recordId: event.record.id,
         body,
-        now.getTime(),
-        stamp,
-        stamp,
-      );
-    }
+        dueAtMs: now.getTime(),
+        redeliveryOf: null,
+        createdAt: stamp,
+      })),
+    );
     this.written(event.merchantId, now.getTime());
     return hooks.length;
   }
 
-  /** Deliveries, newest first, each with its attempt log. */
-  deliveries(merchantId: string, filters: DeliveryFilters, page: PageRequest, url: string): Page<Delivery> {
-    const where = ["d.merchant_id = ?"];
-    const params: (string | number)[] = [merchantId];
-    if (filters.webhookId) {
-      where.push("d.webhook_id = ?");
-      params.push(filters.webhookId);
-    }
-    if (filters.status) {
-      where.push("d.status = ?");
-      params.push(filters.status);
-    }
-    if (filters.event) {
-      where.push("d.event = ?");
-      params.push(filters.event);
-    }
-    if (filters.recordId) {
-      where.push("d.record_id = ?");
-      params.push(filters.recordId);
-    }
-    const clause = where.join(" AND ");
-    const total = this.db
-      .query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n FROM webhook_deliveries d WHERE ${clause}`)
-      .get(...params)!.n;
-    const rows = this.db
-      .query<DeliveryRow & { target_url: string }, (string | number)[]>(
-        `SELECT d.*, w.target_url FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE ${clause} ORDER BY d.seq DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...params, page.perPage, page.offset);
-    return paginate(
-      rows.map((row) => this.deliveryRecord(row)),
-      total,
-      page,
-      url,
-    );
+  /** Deliveries, newest first, each with its attempt log (all attempts in one query). */
+  async deliveries(
+    merchantId: string,
+    filters: repo.DeliveryFilters,
+    page: PageRequest,
+    url: string,
+  ): Promise<Page<Delivery>> {
+    const total = await repo.countDeliveries(this.db, merchantId, filters);
+    const rows = await repo.listDeliveries(this.db, merchantId, filters, page.perPage, page.offset);
+    return paginate(await this.deliveryRecords(rows), total, page, url);
   }
 
   /** One delivery of this merchant; 404 for none or another merchant's. */
-  delivery(merchantId: string, id: string): Delivery {
-    const row = this.db
-      .query<DeliveryRow & { target_url: string }, [string, string]>(
-        "SELECT d.*, w.target_url FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ? AND d.merchant_id = ?",
-      )
-      .get(id, merchantId);
+  async delivery(merchantId: string, id: string): Promise<Delivery> {
+    const row = await repo.findDelivery(this.db, merchantId, id);
     if (!row) throw notFound("Webhook delivery");
-    return this.deliveryRecord(row);
+    return (await this.deliveryRecords([row]))[0]!;
   }
 
   /**
    * Sends a delivery again: a new delivery of the same body to the same webhook, due now,
    * which keeps the per-record order (it waits for earlier pending deliveries of the record).
    */
-  redeliver(merchantId: string, id: string): Delivery {
-    const newId = this.db
-      .transaction(() => {
-        const original = this.delivery(merchantId, id);
-        const hook = this.get(merchantId, original.webhook_id);
-        if (hook.deleted_at) throw invalidState("The webhook of this delivery was deleted; it receives nothing more.");
-        const row = this.db
-          .query<DeliveryRow, [string]>("SELECT * FROM webhook_deliveries WHERE id = ?")
-          .get(original.id)!;
-        const now = this.clock.now(merchantId);
-        const stamp = formatTimestamp(now);
-        const fresh = crypto.randomUUID();
-        this.db
-          .query(
-            `INSERT INTO webhook_deliveries (id, merchant_id, webhook_id, event, record_id, body, next_attempt_at_ms, redelivery_of, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            fresh,
-            merchantId,
-            row.webhook_id,
-            row.event,
-            row.record_id,
-            row.body,
-            now.getTime(),
-            row.id,
-            stamp,
-            stamp,
-          );
-        this.written(merchantId, now.getTime());
-        return fresh;
-      })
-      .immediate();
-    this.runDueJobs(merchantId);
+  async redeliver(merchantId: string, id: string): Promise<Delivery> {
+    const now = this.clock.now(merchantId);
+    const newId = await this.db.transaction(async (tx) => {
+      const original = await repo.findDelivery(tx, merchantId, id);
+      if (!original) throw notFound("Webhook delivery");
+      const hook = await this.get(merchantId, original.webhook_id, tx);
+      if (hook.deleted_at) throw invalidState("The webhook of this delivery was deleted; it receives nothing more.");
+      const fresh = crypto.randomUUID();
+      await repo.insertDeliveries(tx, [
+        {
+          id: fresh,
+          merchantId,
+          webhookId: original.webhook_id,
+          event: original.event,
+          recordId: original.record_id,
+          body: original.body,
+          dueAtMs: now.getTime(),
+          redeliveryOf: original.id,
+          createdAt: formatTimestamp(now),
+        },
+      ]);
+      return fresh;
+    });
+    this.written(merchantId, now.getTime());
+    await this.runDueJobs(merchantId);
     return this.delivery(merchantId, newId);
   }
 
-  private deliveryRecord(row: DeliveryRow & { target_url: string }): Delivery {
-    const attempts = this.db
-      .query<AttemptRow, [string]>("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY rowid")
-      .all(row.id);
-    return {
-      id: row.id,
-      webhook_id: row.webhook_id,
-      target_url: row.target_url,
-      event: row.event,
-      record_id: row.record_id,
-      status: row.status,
-      attempts: row.attempts,
-      max_attempts: MAX_ATTEMPTS,
-      next_attempt_at:
-        row.status === "pending" && row.next_attempt_at_ms !== null
-          ? formatTimestamp(new Date(row.next_attempt_at_ms))
-          : null,
-      last_status_code: row.last_status_code,
-      last_error: row.last_error,
-      delivered_at: row.delivered_at,
-      redelivery_of: row.redelivery_of,
-      payload: parseJson<unknown>(row.body, null),
-      attempt_log: attempts.map((a) => ({
-        attempt: a.attempt,
-        started_at: a.started_at,
-        success: a.success === 1,
-        status_code: a.status_code,
-        latency_ms: a.latency_ms,
-        response_snippet: a.response_snippet,
-        request_headers: parseJson<Record<string, string>>(a.request_headers ?? "{}", {}),
-        response_headers: a.response_headers
-          ? parseJson<Record<string, string> | null>(a.response_headers, null)
-          : null,
-        error: a.error,
-      })),
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-    };
+  private async deliveryRecords(rows: DeliveryWithTarget[]): Promise<Delivery[]> {
+    const attempts = await repo.attemptsOf(
+      this.db,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) => deliveryRecord(row, attempts.get(row.id) ?? []));
   }
+}
+
+function deliveryRecord(row: DeliveryWithTarget, attempts: repo.AttemptRow[]): Delivery {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    target_url: row.target_url,
+    event: row.event,
+    record_id: row.record_id,
+    status: row.status,
+    attempts: row.attempts,
+    max_attempts: MAX_ATTEMPTS,
+    next_attempt_at:
+      row.status === "pending" && row.next_attempt_at_ms !== null
+        ? formatTimestamp(new Date(row.next_attempt_at_ms))
+        : null,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    delivered_at: row.delivered_at,
+    redelivery_of: row.redelivery_of,
+    payload: parseJson<unknown>(row.body, null),
+    attempt_log: attempts.map((a) => ({
+      attempt: a.attempt,
+      started_at: a.started_at,
+      success: a.success === 1,
+      status_code: a.status_code,
+      latency_ms: a.latency_ms,
+      response_snippet: a.response_snippet,
+      request_headers: parseJson<Record<string, string>>(a.request_headers ?? "{}", {}),
+      response_headers: a.response_headers ? parseJson<Record<string, string> | null>(a.response_headers, null) : null,
+      error: a.error,
+    })),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }

@@ -182,7 +182,9 @@ export class SqliteDatabase implements Database {
     const wait = this.acquire();
     if (wait) await wait;
     try {
-      const grouped = this.joinBatch();
+      // Inside this turn's batch, or inside a transaction opened on the connection outside this
+      // contract: a savepoint, so a throw undoes only this unit.
+      const grouped = this.joinBatch() || this.raw.inTransaction;
       this.control(grouped ? 'SAVEPOINT "unit"' : "BEGIN IMMEDIATE");
       const tx = new SqliteTransaction(this);
       let result: T;
@@ -228,6 +230,9 @@ export class SqliteDatabase implements Database {
   private joinBatch(): boolean {
     if (!this.options.groupCommit) return false;
     if (this.batchOpen) return true;
+    // A transaction opened on the connection outside this contract is under way: the statement
+    // runs inside it and commits with it.
+    if (this.raw.inTransaction) return false;
     this.control("BEGIN IMMEDIATE");
     this.batchOpen = true;
     let done!: () => void;

@@ -4,6 +4,8 @@
  * never edit a migration that has shipped.
  */
 import m001 from "./001_init.sql" with { type: "text" };
+import m019 from "./019_webhook_claims.sql" with { type: "text" };
+import m020 from "./020_outbox_order.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -11,4 +13,8 @@ export interface Migration {
   sql: string;
 }
 
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [{ version: 1, name: "001_init", sql: m001 }];
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "001_init", sql: m001 },
+  { version: 19, name: "019_webhook_claims", sql: m019 },
+  { version: 20, name: "020_outbox_order", sql: m020 },
+];

@@ -9,6 +9,8 @@ import m006 from "./006_webhooks.sql" with { type: "text" };
 import m009 from "./009_performance.sql" with { type: "text" };
 import m012 from "./012_webhook_detail.sql" with { type: "text" };
 import m018 from "./018_merchant_options.sql" with { type: "text" };
+import m019 from "./019_webhook_claims.sql" with { type: "text" };
+import m020 from "./020_outbox_order.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -18,4 +20,6 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 9, name: "009_performance", sql: m009 },
   { version: 12, name: "012_webhook_detail", sql: m012 },
   { version: 18, name: "018_merchant_options", sql: m018 },
+  { version: 19, name: "019_webhook_claims", sql: m019 },
+  { version: 20, name: "020_outbox_order", sql: m020 },
 ];

@@ -1,0 +1,165 @@
+/**
+ * The outboxes: every e-mail (with its raw MIME and relay state) and every text message the
+ * sandbox sent. Newest first is by seq, which grows with each message.
+ */
+import { sql, type Executor, type Sql } from "../database";
+
+export type RelayStatus = "off" | "pending" | "sent" | "failed" | "blocked";
+
+export interface EmailRow {
+  id: string;
+  merchant_id: string;
+  kind: string;
+  message_id: string;
+  from_address: string;
+  to_address: string;
+  /** JSON array of the Cc addresses. */
+  cc_addresses: string;
+  reply_to: string;
+  subject: string;
+  text: string;
+  html: string;
+  raw: string;
+  invoice_id: string | null;
+  transaction_id: string | null;
+  relay_status: RelayStatus;
+  relay_error: string | null;
+  relayed_at: string | null;
+  created_at: string;
+  seq: number;
+}
+
+export interface SmsRow {
+  id: string;
+  merchant_id: string;
+  to_phone: string;
+  body: string;
+  transaction_id: string | null;
+  created_at: string;
+  seq: number;
+}
+
+export type NewEmail = Omit<EmailRow, "seq" | "relayed_at">;
+
+export interface EmailFilters {
+  /** Only messages to this address (case-insensitive). */
+  to?: string;
+  /** Only messages to addresses containing this text (case-insensitive; the dashboard's search). */
+  toContains?: string;
+  transactionId?: string;
+  invoiceId?: string;
+}
+
+export async function insertEmail(ex: Executor, row: NewEmail): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, cc_addresses, reply_to, subject,
+          text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at, seq)
+        SELECT ${row.id}, ${row.merchant_id}, ${row.kind}, ${row.message_id}, ${row.from_address}, ${row.to_address},
+          ${row.cc_addresses}, ${row.reply_to}, ${row.subject}, ${row.text}, ${row.html}, ${row.raw}, ${row.invoice_id},
+          ${row.transaction_id}, ${row.relay_status}, ${row.relay_error}, ${row.created_at}, COALESCE(MAX(seq), 0) + 1
+        FROM emails`,
+  );
+}
+
+export function findEmail(ex: Executor, id: string): Promise<EmailRow | undefined> {
+  return ex.get(sql`SELECT * FROM emails WHERE id = ${id}`);
+}
+
+/** An e-mail of this merchant, or undefined. */
+export function findMerchantEmail(ex: Executor, merchantId: string, id: string): Promise<EmailRow | undefined> {
+  return ex.get(sql`SELECT * FROM emails WHERE id = ${id} AND merchant_id = ${merchantId}`);
+}
+
+export function latestEmail(ex: Executor, merchantId: string): Promise<EmailRow | undefined> {
+  return ex.get(sql`SELECT * FROM emails WHERE merchant_id = ${merchantId} ORDER BY seq DESC LIMIT 1`);
+}
+
+function emailWhere(merchantId: string, filters: EmailFilters): Sql {
+  const where = [sql`merchant_id = ${merchantId}`];
+  if (filters.to) where.push(sql`lower(to_address) = lower(${filters.to})`);
+  if (filters.toContains) {
+    const pattern = `%${filters.toContains.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(sql`lower(to_address) LIKE ${pattern} ESCAPE '\\'`);
+  }
+  // A transaction's e-mails include its invoice's (the receipt of the payment that paid it).
+  if (filters.transactionId && filters.invoiceId) {
+    where.push(sql`(transaction_id = ${filters.transactionId} OR invoice_id = ${filters.invoiceId})`);
+  } else if (filters.transactionId) where.push(sql`transaction_id = ${filters.transactionId}`);
+  else if (filters.invoiceId) where.push(sql`invoice_id = ${filters.invoiceId}`);
+  return sql.join(where, " AND ");
+}
+
+export async function countEmails(ex: Executor, merchantId: string, filters: EmailFilters): Promise<number> {
+  const row = await ex.get<{ n: number }>(
+    sql`SELECT COUNT(*) AS n FROM emails WHERE ${emailWhere(merchantId, filters)}`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** E-mails, newest first. */
+export function listEmails(
+  ex: Executor,
+  merchantId: string,
+  filters: EmailFilters,
+  limit: number,
+  offset: number,
+): Promise<EmailRow[]> {
+  return ex.all(
+    sql`SELECT * FROM emails WHERE ${emailWhere(merchantId, filters)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`,
+  );
+}
+
+/** Records the relay's outcome: sent (with when), or failed with why. */
+export async function setRelayResult(
+  ex: Executor,
+  id: string,
+  result: { status: "sent"; at: string } | { status: "failed"; error: string },
+): Promise<void> {
+  if (result.status === "sent") {
+    await ex.run(
+      sql`UPDATE emails SET relay_status = 'sent', relay_error = NULL, relayed_at = ${result.at} WHERE id = ${id}`,
+    );
+  } else {
+    // relayed_at says when the relay accepted the message; a failed relay never did.
+    await ex.run(
+      sql`UPDATE emails SET relay_status = 'failed', relay_error = ${result.error}, relayed_at = NULL WHERE id = ${id}`,
+    );
+  }
+}
+
+/** E-mails stored but not relayed yet, oldest first. */
+export function pendingRelays(ex: Executor): Promise<EmailRow[]> {
+  return ex.all(sql`SELECT * FROM emails WHERE relay_status = 'pending' ORDER BY seq`);
+}
+
+export async function insertSms(
+  ex: Executor,
+  row: { id: string; merchantId: string; to: string; body: string; transactionId: string | null; createdAt: string },
+): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO sms (id, merchant_id, to_phone, body, transaction_id, created_at, seq)
+        SELECT ${row.id}, ${row.merchantId}, ${row.to}, ${row.body}, ${row.transactionId}, ${row.createdAt},
+          COALESCE(MAX(seq), 0) + 1
+        FROM sms`,
+  );
+}
+
+export function findSms(ex: Executor, id: string): Promise<SmsRow | undefined> {
+  return ex.get(sql`SELECT * FROM sms WHERE id = ${id}`);
+}
+
+function smsWhere(merchantId: string, to: string | undefined): Sql {
+  return to ? sql`merchant_id = ${merchantId} AND lower(to_phone) = lower(${to})` : sql`merchant_id = ${merchantId}`;
+}
+
+export async function countSms(ex: Executor, merchantId: string, to?: string): Promise<number> {
+  const row = await ex.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM sms WHERE ${smsWhere(merchantId, to)}`);
+  return Number(row?.n ?? 0);
+}
+
+/** Text messages, newest first. */
+export function listSms(ex: Executor, merchantId: string, to: string | undefined, limit: number, offset: number) {
+  return ex.all<SmsRow>(
+    sql`SELECT * FROM sms WHERE ${smsWhere(merchantId, to)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`,
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * The sandbox reset: every row of a merchant, from every table with a merchant_id column (found
+ * in the schema, so tables added by later migrations are covered without a list to keep up to date).
+ */
+import { sql, type Executor } from "../database";
+
+/** Known tables in an order that deletes rows before the rows they reference; others go first. */
+const DELETE_ORDER = [
+  "webhook_attempts",
+  "webhook_deliveries",
+  "webhooks",
+  "emails",
+  "sms",
+  "deposits",
+  "transactions",
+  "invoices",
+  "payment_methods",
+  "customers",
+];
+
+async function merchantTables(ex: Executor): Promise<string[]> {
+  const rows = await ex.all<{ name: string }>(
+    ex.dialect === "sqlite"
+      ? sql`SELECT m.name AS name FROM sqlite_master m WHERE m.type = 'table'
+              AND m.name NOT IN ('merchants', 'schema_migrations')
+              AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'merchant_id')`
+      : sql`SELECT table_name AS name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND column_name = 'merchant_id'
+              AND table_name NOT IN ('merchants', 'schema_migrations')`,
+  );
+  const rank = (name: string) => {
+    const at = DELETE_ORDER.indexOf(name);
+    return at < 0 ? -1 : at;
+  };
+  return rows.map((row) => row.name).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Deletes every row of the merchant (not the merchant); run it in a unit of work. Rows deleted, by table. */
+export async function deleteMerchantRows(ex: Executor, merchantId: string): Promise<Record<string, number>> {
+  const tables = await merchantTables(ex);
+  // SQLite checks the foreign keys at COMMIT, so the order does not matter there.
+  if (ex.dialect === "sqlite") await ex.run(sql`PRAGMA defer_foreign_keys = ON`);
+  const deleted: Record<string, number> = {};
+  for (const table of tables) {
+    const name = sql.raw(`"${table.replaceAll('"', '""')}"`);
+    deleted[table] = (await ex.run(sql`DELETE FROM ${name} WHERE merchant_id = ${merchantId}`)).changes;
+  }
+  return deleted;
+}
+
+/** Deletes a merchant's row, unless it is the default merchant. */
+export async function deleteMerchantRow(ex: Executor, merchantId: string): Promise<void> {
+  await ex.run(sql`DELETE FROM merchants WHERE id = ${merchantId} AND is_default = 0`);
+}

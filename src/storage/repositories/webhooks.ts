@@ -1,0 +1,423 @@
+/**
+ * Webhooks: the subscriptions (webhooks), the outbox (webhook_deliveries), each delivery's
+ * attempt log (webhook_attempts), and the dispatchers holding claims on due deliveries
+ * (webhook_dispatchers). Every statement here is portable SQL (docs/architecture.md): one
+ * repository serves SQLite and PostgreSQL; the claim differs only by PostgreSQL's row locks.
+ */
+import { sql, type Executor, type Sql } from "../database";
+import type { DeliveryStatus } from "../../domain/schemas/webhooks";
+
+export interface WebhookRow {
+  id: string;
+  merchant_id: string;
+  target_url: string;
+  event: string;
+  created_at: string;
+  updated_at: string;
+  disabled_at: string | null;
+  deleted_at: string | null;
+}
+
+export interface DeliveryRow {
+  seq: number;
+  id: string;
+  merchant_id: string;
+  webhook_id: string;
+  event: string;
+  record_id: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at_ms: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  redelivery_of: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+  claimed_by: string | null;
+}
+
+/** A delivery with its webhook's target, as the log shows it. */
+export type DeliveryWithTarget = DeliveryRow & { target_url: string };
+
+/** A claimed delivery with what sending it needs. */
+export type ClaimedDelivery = DeliveryWithTarget & { webhook_secret: string };
+
+export interface AttemptRow {
+  id: string;
+  merchant_id: string;
+  delivery_id: string;
+  attempt: number;
+  ordinal: number;
+  started_at: string;
+  finished: number;
+  success: number;
+  status_code: number | null;
+  latency_ms: number | null;
+  response_snippet: string | null;
+  request_headers: string | null;
+  response_headers: string | null;
+  error: string | null;
+}
+
+export interface DeliveryFilters {
+  webhookId?: string;
+  status?: DeliveryStatus;
+  event?: string;
+  recordId?: string;
+}
+
+/** A new outbox row. */
+export interface NewDelivery {
+  id: string;
+  merchantId: string;
+  webhookId: string;
+  event: string;
+  recordId: string;
+  body: string;
+  dueAtMs: number;
+  redeliveryOf: string | null;
+  createdAt: string;
+}
+
+// --- subscriptions -----------------------------------------------------------------------
+
+/** The merchant's active (not deleted, not disabled) webhooks, oldest first. */
+export function activeWebhooks(ex: Executor, merchantId: string): Promise<{ id: string; event: string }[]> {
+  return ex.all(
+    sql`SELECT id, event FROM webhooks WHERE merchant_id = ${merchantId} AND deleted_at IS NULL AND disabled_at IS NULL
+        ORDER BY created_at`,
+  );
+}
+
+/** The merchant's webhooks not deleted (disabled ones too). */
+export function liveWebhooks(
+  ex: Executor,
+  merchantId: string,
+): Promise<{ id: string; target_url: string; event: string }[]> {
+  return ex.all(
+    sql`SELECT id, target_url, event FROM webhooks WHERE merchant_id = ${merchantId} AND deleted_at IS NULL`,
+  );
+}
+
+export function findWebhook(ex: Executor, merchantId: string, id: string): Promise<WebhookRow | undefined> {
+  return ex.get(sql`SELECT * FROM webhooks WHERE id = ${id} AND merchant_id = ${merchantId}`);
+}
+
+export async function countLiveWebhooks(ex: Executor, merchantId: string): Promise<number> {
+  const row = await ex.get<{ n: number }>(
+    sql`SELECT COUNT(*) AS n FROM webhooks WHERE merchant_id = ${merchantId} AND deleted_at IS NULL`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Webhooks not deleted, newest first. */
+export function listLiveWebhooks(
+  ex: Executor,
+  merchantId: string,
+  limit: number,
+  offset: number,
+): Promise<WebhookRow[]> {
+  return ex.all(
+    sql`SELECT * FROM webhooks WHERE merchant_id = ${merchantId} AND deleted_at IS NULL
+        ORDER BY created_at DESC LIMIT ${limit} OFFSET ${offset}`,
+  );
+}
+
+/** Another live webhook of the merchant with this target and event, if any. */
+export function findClash(
+  ex: Executor,
+  merchantId: string,
+  targetUrl: string,
+  event: string,
+  exceptId: string,
+): Promise<{ id: string } | undefined> {
+  return ex.get(
+    sql`SELECT id FROM webhooks WHERE merchant_id = ${merchantId} AND deleted_at IS NULL AND target_url = ${targetUrl}
+        AND event = ${event} AND id <> ${exceptId}`,
+  );
+}
+
+export async function insertWebhook(
+  ex: Executor,
+  row: { id: string; merchantId: string; targetUrl: string; event: string; now: string },
+): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO webhooks (id, merchant_id, target_url, event, created_at, updated_at)
+        VALUES (${row.id}, ${row.merchantId}, ${row.targetUrl}, ${row.event}, ${row.now}, ${row.now})`,
+  );
+}
+
+export async function updateWebhook(
+  ex: Executor,
+  id: string,
+  change: { targetUrl: string; event: string; disabledAt: string | null; now: string },
+): Promise<void> {
+  await ex.run(
+    sql`UPDATE webhooks SET target_url = ${change.targetUrl}, event = ${change.event}, disabled_at = ${change.disabledAt},
+        updated_at = ${change.now} WHERE id = ${id}`,
+  );
+}
+
+/** Soft delete, and the webhook's pending deliveries cancelled (in the caller's unit of work). */
+export async function deleteWebhook(ex: Executor, id: string, now: string): Promise<void> {
+  await ex.run(sql`UPDATE webhooks SET deleted_at = ${now}, updated_at = ${now} WHERE id = ${id}`);
+  await ex.run(
+    sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at_ms = NULL,
+        last_error = 'The webhook was deleted.', updated_at = ${now}
+        WHERE webhook_id = ${id} AND status = 'pending'`,
+  );
+}
+
+// --- the outbox --------------------------------------------------------------------------
+
+/** Writes outbox rows, all in one statement. */
+export async function insertDeliveries(ex: Executor, rows: readonly NewDelivery[]): Promise<void> {
+  if (rows.length === 0) return;
+  const values = rows.map(
+    (r) =>
+      sql`(${r.id}, ${r.merchantId}, ${r.webhookId}, ${r.event}, ${r.recordId}, ${r.body}, ${r.dueAtMs}, ${r.redeliveryOf}, ${r.createdAt}, ${r.createdAt})`,
+  );
+  await ex.run(
+    sql`INSERT INTO webhook_deliveries (id, merchant_id, webhook_id, event, record_id, body, next_attempt_at_ms,
+        redelivery_of, created_at, updated_at) VALUES ${sql.join(values)}`,
+  );
+}
+
+export function findDelivery(ex: Executor, merchantId: string, id: string): Promise<DeliveryWithTarget | undefined> {
+  return ex.get(
+    sql`SELECT d.*, w.target_url FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.id = ${id} AND d.merchant_id = ${merchantId}`,
+  );
+}
+
+function deliveryWhere(merchantId: string, filters: DeliveryFilters): Sql {
+  const where = [sql`d.merchant_id = ${merchantId}`];
+  if (filters.webhookId) where.push(sql`d.webhook_id = ${filters.webhookId}`);
+  if (filters.status) where.push(sql`d.status = ${filters.status}`);
+  if (filters.event) where.push(sql`d.event = ${filters.event}`);
+  if (filters.recordId) where.push(sql`d.record_id = ${filters.recordId}`);
+  return sql.join(where, " AND ");
+}
+
+export async function countDeliveries(ex: Executor, merchantId: string, filters: DeliveryFilters): Promise<number> {
+  const row = await ex.get<{ n: number }>(
+    sql`SELECT COUNT(*) AS n FROM webhook_deliveries d WHERE ${deliveryWhere(merchantId, filters)}`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Deliveries, newest first. */
+export function listDeliveries(
+  ex: Executor,
+  merchantId: string,
+  filters: DeliveryFilters,
+  limit: number,
+  offset: number,
+): Promise<DeliveryWithTarget[]> {
+  return ex.all(
+    sql`SELECT d.*, w.target_url FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE ${deliveryWhere(merchantId, filters)} ORDER BY d.seq DESC LIMIT ${limit} OFFSET ${offset}`,
+  );
+}
+
+/** The attempt logs of several deliveries, in one query: by delivery id, each in order. */
+export async function attemptsOf(ex: Executor, deliveryIds: readonly string[]): Promise<Map<string, AttemptRow[]>> {
+  const byDelivery = new Map<string, AttemptRow[]>();
+  if (deliveryIds.length === 0) return byDelivery;
+  const ids = sql.join(deliveryIds.map((id) => sql`${id}`));
+  const rows = await ex.all<AttemptRow>(
+    sql`SELECT * FROM webhook_attempts WHERE delivery_id IN (${ids}) ORDER BY delivery_id, ordinal`,
+  );
+  for (const row of rows) {
+    const list = byDelivery.get(row.delivery_id);
+    if (list) list.push(row);
+    else byDelivery.set(row.delivery_id, [row]);
+  }
+  return byDelivery;
+}
+
+// --- the dispatchers' claims ------------------------------------------------------------
+
+/**
+ * The merchants with unclaimed pending deliveries, each with its earliest due time (sandbox
+ * epoch ms): one seek per merchant in the due-time index webhook_deliveries_ready, so the walk
+ * costs O(merchants with work), whatever the row count.
+ */
+export async function readyMerchants(ex: Executor): Promise<{ merchantId: string; dueAtMs: number }[]> {
+  const found: { merchantId: string; dueAtMs: number }[] = [];
+  let after = "";
+  for (;;) {
+    const row = await ex.get<{ merchant_id: string; next_attempt_at_ms: number | null }>(
+      sql`SELECT merchant_id, next_attempt_at_ms FROM webhook_deliveries
+          WHERE merchant_id > ${after} AND status = 'pending' AND claimed_by IS NULL
+          ORDER BY merchant_id, next_attempt_at_ms LIMIT 1`,
+    );
+    if (!row) return found;
+    found.push({ merchantId: row.merchant_id, dueAtMs: Number(row.next_attempt_at_ms ?? 0) });
+    after = row.merchant_id;
+  }
+}
+
+/** The earliest due time (sandbox epoch ms) of the merchant's unclaimed pending deliveries: one index seek. */
+export async function earliestReady(ex: Executor, merchantId: string): Promise<number | undefined> {
+  const row = await ex.get<{ next_attempt_at_ms: number | null }>(
+    sql`SELECT next_attempt_at_ms FROM webhook_deliveries
+        WHERE merchant_id = ${merchantId} AND status = 'pending' AND claimed_by IS NULL
+        ORDER BY next_attempt_at_ms LIMIT 1`,
+  );
+  return row ? Number(row.next_attempt_at_ms ?? 0) : undefined;
+}
+
+/**
+ * Claims up to `limit` of the merchant's deliveries due at `nowMs` for `dispatcherId`: pending,
+ * unclaimed, to an active webhook, and not waiting behind an earlier pending delivery of the same
+ * record to the same webhook; oldest first. The claim is one UPDATE that re-checks
+ * `claimed_by IS NULL` on each row, so two dispatchers never both claim a delivery (PostgreSQL
+ * also skips rows another claim has locked). Returns the claimed deliveries with what sending needs.
+ */
+export async function claimDue(
+  ex: Executor,
+  dispatcherId: string,
+  merchantId: string,
+  nowMs: number,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const lock = ex.dialect === "postgres" ? sql.raw("FOR UPDATE OF d SKIP LOCKED") : sql``;
+  const claimed = await ex.all<{ id: string }>(
+    sql`UPDATE webhook_deliveries SET claimed_by = ${dispatcherId}
+        WHERE id IN (
+          SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+          WHERE d.merchant_id = ${merchantId} AND d.status = 'pending' AND d.claimed_by IS NULL
+            AND d.next_attempt_at_ms <= ${nowMs} AND w.deleted_at IS NULL AND w.disabled_at IS NULL
+            AND NOT EXISTS (
+              SELECT 1 FROM webhook_deliveries e
+              WHERE e.webhook_id = d.webhook_id AND e.record_id = d.record_id AND e.status = 'pending' AND e.seq < d.seq)
+          ORDER BY d.seq LIMIT ${limit} ${lock})
+        AND status = 'pending' AND claimed_by IS NULL
+        RETURNING id`,
+  );
+  if (claimed.length === 0) return [];
+  const ids = sql.join(claimed.map((row) => sql`${row.id}`));
+  return ex.all(
+    sql`SELECT d.*, w.target_url, m.webhook_secret FROM webhook_deliveries d
+        JOIN webhooks w ON w.id = d.webhook_id JOIN merchants m ON m.id = d.merchant_id
+        WHERE d.id IN (${ids}) ORDER BY d.seq`,
+  );
+}
+
+/** Says the dispatcher is alive (and holding claims) at real time `nowMs`. */
+export async function heartbeat(ex: Executor, dispatcherId: string, nowMs: number): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO webhook_dispatchers (id, heartbeat_ms) VALUES (${dispatcherId}, ${nowMs})
+        ON CONFLICT (id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms`,
+  );
+}
+
+/** Dispatchers that said nothing since `cutoffMs` (real time): gone. */
+export async function silentDispatchers(ex: Executor, cutoffMs: number): Promise<string[]> {
+  const rows = await ex.all<{ id: string }>(sql`SELECT id FROM webhook_dispatchers WHERE heartbeat_ms < ${cutoffMs}`);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Releases every claim of a dispatcher (stopped, or silent since `cutoffMs` when given): its
+ * requests still marked out are logged with `interruptedMessage`, its deliveries become free to
+ * claim again. Run it in a unit of work. Returns false when the dispatcher spoke again since the
+ * cutoff (or another dispatcher released it first): then nothing changed.
+ */
+export async function releaseDispatcher(
+  ex: Executor,
+  dispatcherId: string,
+  interruptedMessage: string,
+  cutoffMs: number | null,
+): Promise<boolean> {
+  const removed = await ex.run(
+    cutoffMs === null
+      ? sql`DELETE FROM webhook_dispatchers WHERE id = ${dispatcherId}`
+      : sql`DELETE FROM webhook_dispatchers WHERE id = ${dispatcherId} AND heartbeat_ms < ${cutoffMs}`,
+  );
+  if (cutoffMs !== null && removed.changes === 0) return false;
+  await ex.run(
+    sql`UPDATE webhook_attempts SET finished = 1, error = ${interruptedMessage}
+        WHERE finished = 0 AND delivery_id IN (SELECT id FROM webhook_deliveries WHERE claimed_by = ${dispatcherId})`,
+  );
+  await ex.run(sql`UPDATE webhook_deliveries SET claimed_by = NULL WHERE claimed_by = ${dispatcherId}`);
+  return true;
+}
+
+/** Logs the start of an attempt (a request about to go out); its ordinal follows the delivery's last. */
+export async function insertAttempt(
+  ex: Executor,
+  row: {
+    id: string;
+    merchantId: string;
+    deliveryId: string;
+    attempt: number;
+    startedAt: string;
+    requestHeaders: string;
+  },
+): Promise<void> {
+  await ex.run(
+    sql`INSERT INTO webhook_attempts (id, merchant_id, delivery_id, attempt, ordinal, started_at, request_headers)
+        SELECT ${row.id}, ${row.merchantId}, ${row.deliveryId}, ${row.attempt}, COALESCE(MAX(ordinal), 0) + 1,
+          ${row.startedAt}, ${row.requestHeaders}
+        FROM webhook_attempts WHERE delivery_id = ${row.deliveryId}`,
+  );
+}
+
+export interface AttemptOutcome {
+  success: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  snippet: string | null;
+  responseHeaders: string | null;
+  error: string | null;
+}
+
+export async function finishAttempt(ex: Executor, attemptId: string, outcome: AttemptOutcome): Promise<void> {
+  await ex.run(
+    sql`UPDATE webhook_attempts SET finished = 1, success = ${outcome.success ? 1 : 0}, status_code = ${outcome.statusCode},
+        latency_ms = ${outcome.latencyMs}, response_snippet = ${outcome.snippet}, response_headers = ${outcome.responseHeaders},
+        error = ${outcome.error} WHERE id = ${attemptId}`,
+  );
+}
+
+/**
+ * Records where a claimed delivery stands after an attempt and gives up the claim. Only the
+ * holder of the claim may (a dispatcher declared gone has lost it), and a delivery cancelled
+ * while the request was out stays cancelled. Returns false when the claim was no longer held.
+ */
+export async function settleDelivery(
+  ex: Executor,
+  id: string,
+  dispatcherId: string,
+  result: {
+    status: DeliveryStatus;
+    attempts: number;
+    nextAttemptAtMs: number | null;
+    statusCode: number | null;
+    error: string | null;
+    deliveredAt: string | null;
+    now: string;
+  },
+): Promise<boolean> {
+  const done = await ex.run(
+    sql`UPDATE webhook_deliveries SET claimed_by = NULL,
+          status = CASE WHEN status = 'pending' THEN ${result.status} ELSE status END,
+          attempts = CASE WHEN status = 'pending' THEN ${result.attempts} ELSE attempts END,
+          next_attempt_at_ms = CASE WHEN status = 'pending' THEN ${result.nextAttemptAtMs} ELSE next_attempt_at_ms END,
+          last_status_code = CASE WHEN status = 'pending' THEN ${result.statusCode} ELSE last_status_code END,
+          last_error = CASE WHEN status = 'pending' THEN ${result.error} ELSE last_error END,
+          delivered_at = CASE WHEN status = 'pending' THEN ${result.deliveredAt} ELSE delivered_at END,
+          updated_at = CASE WHEN status = 'pending' THEN ${result.now} ELSE updated_at END
+        WHERE id = ${id} AND claimed_by = ${dispatcherId}`,
+  );
+  return done.changes > 0;
+}
+
+/** Gives up a claim without recording an attempt (the request was cut short by a stop). */
+export async function releaseClaim(ex: Executor, id: string, dispatcherId: string): Promise<void> {
+  await ex.run(sql`UPDATE webhook_deliveries SET claimed_by = NULL WHERE id = ${id} AND claimed_by = ${dispatcherId}`);
+}
