@@ -123,7 +123,6 @@ async function parseJsonBody({ request }: { request: Request }): Promise<unknown
 
 export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
   const config: Config = { ...DEFAULT_CONFIG, ...options.config };
-  const sqlite = connectionOf(options.db);
   const clock = options.clock ?? new SandboxClock(options.db);
   // Clocks a previous run (or another process) advanced.
   await clock.refresh();
@@ -139,7 +138,10 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
   });
   return {
     db: options.db,
-    sqlite,
+    // Only tests read the bun:sqlite connection now; on PostgreSQL there is none to read.
+    get sqlite() {
+      return connectionOf(options.db);
+    },
     config,
     publicUrl: options.publicUrl ?? publicUrlOf(config),
     clock,
