@@ -1,19 +1,18 @@
-import type { Database as SqliteConnection } from "bun:sqlite";
 import type { Config } from "../lib/config";
 import type { SandboxClock } from "../services/clock";
 import type { EventBus } from "../domain/events";
 import type { Logger } from "../lib/logger";
 import type { Mailer } from "../services/mail/mailer";
 import type { Worker } from "../lib/worker";
-import type { Database, Executor, Services } from "../services";
+import type { Database, Executor, Services, SqliteConnection } from "../services";
 
 /** Everything a module needs, built once by createApp and handed to every plugin. */
 export interface AppDeps {
   /** The storage (src/storage/database.ts): services run their repositories on it. */
   db: Database;
   /**
-   * Transitional: the bun:sqlite connection under `db`, for the modules that still run their own
-   * statements (SQL_NOT_YET_IN_STORAGE in .dependency-cruiser.cjs). Goes away with the last of them.
+   * The SQLite connection under `db`, for tests and tools that look at the file directly. No module
+   * of the app runs statements on it: they all go through `db` and src/storage.
    */
   sqlite: SqliteConnection;
   config: Config;

@@ -17,6 +17,8 @@ import { randomToken } from "../lib/crypto";
 
 /** The storage types the layers above the services hold (they never run queries themselves). */
 export type { Database, Executor } from "../storage/database";
+/** The SQLite connection under the storage Database, as tests and tools see it (AppDeps.sqlite). */
+export type SqliteConnection = import("../storage/sqlite/database").SqliteDatabase["raw"];
 
 export interface Services {
   merchants: MerchantService;

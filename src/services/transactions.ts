@@ -232,25 +232,6 @@ export class TransactionService {
   }
 
   /**
-   * Transitional, for settlement and deposits while they still run synchronously on the SQLite
-   * connection: the record of a row, read at once. Goes away when they run in units of work.
-   */
-  recordNow(row: TransactionRow): Transaction {
-    const reader = this.db as unknown as Partial<repo.SyncReader>;
-    if (!reader.getNow || !reader.allNow) throw new Error("recordNow needs the SQLite database");
-    const parts = repo.recordPartsNow(reader as repo.SyncReader, row);
-    return buildRecord(row, parts, (child) => repo.recordPartsNow(reader as repo.SyncReader, child, false));
-  }
-
-  /** As recordNow, by id (transitional, see there). */
-  recordOfNow(merchantId: string, id: string): Transaction {
-    const reader = this.db as unknown as repo.SyncReader;
-    const row = repo.findTransactionNow(reader, merchantId, id);
-    if (!row) throw notFound("Transaction");
-    return this.recordNow(row);
-  }
-
-  /**
    * Authorizes a payment method with the simulated processor and stores the transaction,
    * approved or declined, in the caller's unit of work. Emits create_transaction, and returns the
    * record it built for the event with the row (building it costs as much as the insert).

@@ -44,13 +44,6 @@ export interface SqliteOptions {
   log?: Logger;
 }
 
-const WRAPPED = new WeakMap<BunDatabase, SqliteDatabase>();
-
-/** The SqliteDatabase wrapping a bun:sqlite connection, if one does. */
-export function sqliteDatabaseOf(raw: BunDatabase): SqliteDatabase | undefined {
-  return WRAPPED.get(raw);
-}
-
 export class SqliteDatabase implements Database {
   readonly dialect = "sqlite" as const;
   /** Statements by query text, prepared once. */
@@ -71,9 +64,7 @@ export class SqliteDatabase implements Database {
     /** The bun:sqlite connection (for migrations, pragmas and the statement counter). */
     readonly raw: BunDatabase,
     private readonly options: SqliteOptions = {},
-  ) {
-    WRAPPED.set(raw, this);
-  }
+  ) {}
 
   // --- statements -------------------------------------------------------------------------
 
