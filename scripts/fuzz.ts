@@ -20,6 +20,7 @@ import { API_ERROR_STATUS } from "../packages/rules/codes";
 import { TEST_BANK, TEST_CARDS } from "../packages/rules/test-data";
 import { EVENT_NAMES } from "../src/domain/events";
 import { BANK, CARD, setup, type TestContext } from "../tests/support/app";
+import { writeMarker } from "../tests/support/database";
 
 export interface FuzzFailure {
   request: string;
@@ -437,23 +438,6 @@ function mix(seed: number, i: number): number {
 
 const CODES = new Set(Object.keys(API_ERROR_STATUS));
 
-function snapshotQuery(ctx: TestContext): () => string {
-  const tables = ctx.deps.sqlite
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .all()
-    .map((t) => t.name);
-  const parts = tables.map((name) => {
-    const columns = ctx.deps.sqlite
-      .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${name}')`)
-      .all()
-      .map((c) => c.name);
-    const updated = columns.includes("updated_at") ? "MAX(updated_at)" : "NULL";
-    return `SELECT '${name}' AS t, COUNT(*) AS n, MAX(rowid) AS r, ${updated} AS u FROM "${name}"`;
-  });
-  const statement = ctx.deps.sqlite.query(parts.join(" UNION ALL "));
-  return () => JSON.stringify(statement.all());
-}
-
 function describe(request: FuzzRequest): string {
   const body =
     "raw" in request.body
@@ -488,7 +472,8 @@ export async function fuzz(options: {
   await fixtures(ctx, pools, true);
   const doc = (await ctx.call("GET", "/openapi/json")).body as { paths: Record<string, Record<string, any>> };
   const routes = routesOf(ctx, doc);
-  const snapshot = snapshotQuery(ctx);
+  // What every table holds (tests/support/database.ts): compared around a refused request.
+  const snapshot = await writeMarker(ctx.deps.db);
   const report: FuzzReport = {
     routes: routes.map((r) => `${r.method} ${r.path}`),
     requests: 0,
@@ -500,7 +485,7 @@ export async function fuzz(options: {
   const arbitraries = routes.map((route) => requestArbitrary(route, pools));
 
   const check = async (request: FuzzRequest) => {
-    const before = snapshot();
+    const before = await snapshot();
     let response: Response;
     try {
       response = await send(ctx, request);
@@ -535,7 +520,8 @@ export async function fuzz(options: {
             fail(`code ${body.code} answered with status ${response.status}`);
         }
       }
-      if (response.status !== 402 && snapshot() !== before) fail(`rejected with ${response.status} but wrote rows`);
+      if (response.status !== 402 && (await snapshot()) !== before)
+        fail(`rejected with ${response.status} but wrote rows`);
     }
     if (response.status < 300 && RESETTING.has(request.label)) await fixtures(ctx, pools, false);
   };

@@ -18,7 +18,7 @@ import type { Worker } from "../lib/worker";
 import { createServices } from "../services";
 import { depositRoutes } from "../http/routes/deposits";
 import { faviconRoutes } from "../http/routes/favicon";
-import { ApiError } from "../domain/errors";
+import { ApiError, ValidationFailed } from "../domain/errors";
 import { MAX_BODY_BYTES, renderError } from "../http/error-envelope";
 import {
   checkCrossSite,
@@ -118,7 +118,36 @@ async function parseJsonBody({ request }: { request: Request }): Promise<unknown
   }
   // Absurdly nested JSON would overflow the stack of every recursive walk after this point.
   assertShallow(value);
+  // JSON spells NUL only as \u0000: the walk runs only when that text is there (cheap on the hot path).
+  if (text.includes("\\u0000") && holdsNul(value)) throw new ValidationFailed({ body: [NUL_MESSAGE] });
   return value;
+}
+
+const NUL_MESSAGE = "Text may not contain the NUL character (\\u0000).";
+
+/** Whether any string (or key) in a parsed JSON value holds U+0000, which no stored text may hold. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value && typeof value === "object") {
+    return Object.entries(value).some(([key, inner]) => key.includes("\0") || holdsNul(inner));
+  }
+  return false;
+}
+
+/**
+ * NUL in the path or query: no record id or route holds it, and PostgreSQL text cannot (SQLite's
+ * can), so it is answered the same on both before it reaches a query: a 404 in the path, a 422
+ * naming the parameter in the query.
+ */
+function refuseNul(url: URL): void {
+  if (!url.href.includes("%00")) return;
+  if (url.pathname.includes("%00"))
+    throw new ApiError("not_found", "Not found: no route or record has a path with a NUL character.");
+  for (const [name, value] of url.searchParams) {
+    if (name.includes("\0") || value.includes("\0"))
+      throw new ValidationFailed({ [name.replaceAll("\0", "")]: [NUL_MESSAGE] });
+  }
 }
 
 export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
@@ -220,7 +249,9 @@ export function composeApp(deps: AppDeps) {
     .onRequest(({ request, set, server }) => {
       if (deps.config.logRequests) requestIds.set(request, { id: crypto.randomUUID(), start: performance.now() });
       checkHost(request, deps.config, hosts, server);
-      const path = new URL(request.url).pathname;
+      const url = new URL(request.url);
+      refuseNul(url);
+      const path = url.pathname;
       if (isControlPath(path)) {
         checkLoopbackClient(request, deps.config, server);
         checkCrossSite(request, requestHost(request, deps.config));

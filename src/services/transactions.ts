@@ -289,7 +289,9 @@ export class TransactionService {
    * (a child, a failed or a voided transaction).
    */
   private async operable(ex: Executor, merchantId: string, id: string, action: MoneyAction): Promise<TransactionRow> {
-    const row = await this.get(ex, merchantId, id);
+    // Locked for the rest of the unit of work: concurrent operations on one transaction take turns.
+    const row = await repo.lockTransaction(ex, merchantId, id);
+    if (!row) throw notFound("Transaction");
     if (row.parent_id !== null) throw invalidState(STATE_MESSAGES.child(row.type, row.parent_id, action));
     if (row.success !== 1) throw invalidState(STATE_MESSAGES.failed(action));
     if (row.is_voided === 1) throw invalidState(STATE_MESSAGES.voided(action));

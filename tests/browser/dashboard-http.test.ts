@@ -9,7 +9,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DASHBOARD_CSP } from "../../src/http/dashboard/routes";
 import { escapeHtml, html, queryString } from "../../src/lib/html";
-import { deliveryPage } from "../../src/http/dashboard/pages/records";
+import { deliveryPage } from "../../src/http/dashboard/pages/webhooks";
 import { WebhookTargets } from "../../src/services/webhooks/targets";
 import { charge, serve, setup, tokenize } from "../support/app";
 import { FROM_SOURCES, startServer, type Running } from "../support/process";

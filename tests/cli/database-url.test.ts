@@ -7,8 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describePostgres, POSTGRES_TIMEOUT_MS, sharedPostgres } from "../support/postgres";
-import { FROM_SOURCES, runToExit } from "../support/process";
+import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase, sharedPostgres } from "../support/postgres";
+import { FROM_SOURCES, runToExit, startServer } from "../support/process";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -88,6 +88,64 @@ describePostgres("--db postgres:// on a real PostgreSQL", () => {
       expect(run.stderr).toStartWith(
         "paysandbox: cannot connect to PostgreSQL at postgresql://sandbox@127.0.0.1:1/team: ",
       );
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
+  test(
+    "the sandbox runs on it: migrated at first start, the URL shown without its password, records kept across a restart",
+    async () => {
+      const url = await postgresDatabase("cli_start");
+      const withPassword = url.replace("paysandbox@", "paysandbox:hunter2@");
+      const auth = { authorization: "Bearer sandbox_api_key", "content-type": "application/json" };
+      const first = await startServer([...FROM_SOURCES, "--port", "0", "--db", withPassword], { timeoutMs: 60_000 });
+      try {
+        expect(first.stdout()).toContain(`Database       ${url} (migrated)`);
+        expect(first.stdout() + first.stderr()).not.toContain("hunter2");
+        const tokenized = await fetch(`${first.url}/webpayment/sandbox_web_payments_token/tokenize`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            method: "card",
+            card_number: "4111111111111111",
+            card_exp: "1230",
+            person_name: "Ada",
+          }),
+        });
+        expect(tokenized.status).toBe(200);
+        const pm = (await tokenized.json()) as { id: string };
+        const charged = await fetch(`${first.url}/charge`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ payment_method_id: pm.id, total: 10.5 }),
+        });
+        expect(charged.status).toBe(200);
+      } finally {
+        expect(await first.stop()).toBe(0);
+      }
+      // A second process on the same database: nothing left to migrate, the charge is there.
+      const run = Bun.spawn([...FROM_SOURCES, "--port", "0", "--ready-json", "--db", withPassword], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      try {
+        const reader = run.stdout.getReader();
+        let text = "";
+        while (!text.includes("\n")) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += new TextDecoder().decode(value);
+        }
+        const ready = JSON.parse(text) as { url: string; database: string };
+        expect(ready.database).toBe(url);
+        const list = await fetch(`${ready.url}/transaction`, { headers: auth });
+        expect(((await list.json()) as { total: number; data: { total: number }[] }).data.map((t) => t.total)).toEqual([
+          10.5,
+        ]);
+      } finally {
+        run.kill("SIGTERM");
+        expect(await run.exited).toBe(0);
+      }
     },
     POSTGRES_TIMEOUT_MS,
   );

@@ -2,6 +2,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { DECLINE_MESSAGES, BANK_DECLINE_MESSAGE } from "../../src/domain/gateway";
 import { MESSAGES } from "../../packages/rules/messages";
 import { BANK, charge, setup, tokenize, type TestContext } from "../support/app";
+import { sql } from "../../src/storage/database";
+import { countRows } from "../support/database";
 
 let ctx: TestContext;
 beforeEach(async () => {
@@ -82,9 +84,9 @@ describe("POST /charge", () => {
     expect(tx.issuer_auth_code).toMatch(/^\d{6}$/);
     expect(tx.created_at).toMatch(TIMESTAMP);
     expect(tx.updated_at).toMatch(TIMESTAMP);
-    const stored = ctx.deps.sqlite
-      .query<{ total_cents: number }, [string]>("SELECT total_cents FROM transactions WHERE id = ?")
-      .get(tx.id);
+    const stored = await ctx.deps.db.get<{ total_cents: number }>(
+      sql`SELECT total_cents FROM transactions WHERE id = ${tx.id}`,
+    );
     expect(stored?.total_cents).toBe(1050);
   });
 
@@ -113,7 +115,7 @@ describe("POST /charge", () => {
     const missing = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id } });
     expect(missing.status).toBe(422);
     expect(Object.keys(missing.body.errors)).toEqual(["total"]);
-    expect(ctx.deps.sqlite.query("SELECT COUNT(*) AS n FROM transactions").get()).toEqual({ n: 0 });
+    expect(await countRows(ctx.deps.db, "transactions")).toBe(0);
   });
 
   test("the smallest and largest totals are accepted", async () => {

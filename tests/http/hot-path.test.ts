@@ -13,6 +13,8 @@ import { RETRY_DELAYS_MS } from "../../src/domain/webhook-policy";
 import type { WebhookDispatcher } from "../../src/services/webhooks/dispatcher";
 import { CARD, charge, otherMerchant, setup, tokenize, waitFor, type TestContext } from "../support/app";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
+import { countRows } from "../support/database";
+import { sql } from "../../src/storage/database";
 
 const running: TestContext[] = [];
 const receivers: Receiver[] = [];
@@ -24,6 +26,7 @@ afterEach(async () => {
 
 /** The server's stack without a socket: app + group commit, on a database whose statements are counted. */
 async function countedServer() {
+  // SQLite in both test passes: the statement counter and group commit are SQLite's.
   const storage = openSqlite(":memory:", { groupCommit: true });
   const db = storage.raw;
   const counter = countStatements(db);
@@ -157,23 +160,22 @@ describe("the merchant cache", () => {
 describe("the outbox's webhook cache", () => {
   test("a webhook created, deleted, or reset away is seen by the very next change", async () => {
     const ctx = await setup();
-    const count = () =>
-      (ctx.deps.sqlite.query("SELECT COUNT(*) AS n FROM webhook_deliveries").get() as { n: number }).n;
+    const count = () => countRows(ctx.deps.db, "webhook_deliveries");
     await charge(ctx); // the merchant's (empty) webhook list is cached now
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
     const hook = (await ctx.call("POST", "/webhook", { body: { target_url: "https://example.com/h", event: "*" } }))
       .body;
     await charge(ctx);
-    expect(count()).toBeGreaterThan(0);
-    const afterCreate = count();
+    expect(await count()).toBeGreaterThan(0);
+    const afterCreate = await count();
     expect((await ctx.call("DELETE", `/webhook/${hook.id}`)).status).toBe(200);
     await charge(ctx);
-    expect(count()).toBe(afterCreate);
+    expect(await count()).toBe(afterCreate);
     await ctx.call("POST", "/webhook", { body: { target_url: "https://example.com/h2", event: "*" } });
     await charge(ctx);
     expect((await ctx.call("POST", "/_sandbox/reset")).status).toBe(200);
     await charge(ctx);
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
   });
 });
 
@@ -223,7 +225,7 @@ describe("the webhook dispatcher", () => {
     await ctx.call("POST", "/webhook", { body: { target_url: r.url, event: "create_transaction" } });
     await charge(ctx);
     await waitFor(
-      () => ctx.deps.sqlite.query("SELECT 1 FROM webhook_deliveries WHERE attempts = 1 AND status = 'pending'").get(),
+      () => ctx.deps.db.get(sql`SELECT 1 AS one FROM webhook_deliveries WHERE attempts = 1 AND status = 'pending'`),
       5000,
       "the failed first attempt recorded",
     );

@@ -1,13 +1,13 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { CARD, setup, tokenize, type TestContext } from "../support/app";
+import { countRows } from "../support/database";
 
 let ctx: TestContext;
 beforeEach(async () => {
   ctx = await setup();
 });
 
-const count = (table: string) =>
-  ctx.deps.sqlite.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+const count = (table: string) => countRows(ctx.deps.db, table);
 
 describe("Idempotency-Key", () => {
   test("the same key and body answer the original response, marked as replayed", async () => {
@@ -20,7 +20,7 @@ describe("Idempotency-Key", () => {
     expect(again.body).toEqual(first.body);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(count("transactions")).toBe(1);
+    expect(await count("transactions")).toBe(1);
   });
 
   test("the same key with a different body is a 409 and charges nothing", async () => {
@@ -35,7 +35,7 @@ describe("Idempotency-Key", () => {
     });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe("idempotency_conflict");
-    expect(count("transactions")).toBe(1);
+    expect(await count("transactions")).toBe(1);
   });
 
   test("the body's key order does not matter", async () => {
@@ -53,7 +53,7 @@ describe("Idempotency-Key", () => {
     const a = await ctx.call("POST", "/charge", { body });
     const b = await ctx.call("POST", "/charge", { body });
     expect(b.body.id).toBe(a.body.id);
-    expect(count("transactions")).toBe(1);
+    expect(await count("transactions")).toBe(1);
   });
 
   test("a declined charge is replayed as the same 402", async () => {
@@ -64,7 +64,7 @@ describe("Idempotency-Key", () => {
     expect(a.status).toBe(402);
     expect(b.status).toBe(402);
     expect(b.body).toEqual(a.body);
-    expect(count("transactions")).toBe(1);
+    expect(await count("transactions")).toBe(1);
   });
 
   test("a rejected request stores nothing, so the key can be used again with a fixed body", async () => {
@@ -90,7 +90,7 @@ describe("Idempotency-Key", () => {
     const a = await ctx.call("POST", `/webpayment/${ctx.token}/tokenize`, { body: CARD, headers, auth: false });
     const b = await ctx.call("POST", `/webpayment/${ctx.token}/tokenize`, { body: CARD, headers, auth: false });
     expect(b.body.id).toBe(a.body.id);
-    expect(count("payment_methods")).toBe(1);
+    expect(await count("payment_methods")).toBe(1);
   });
 
   test("50 concurrent duplicates create exactly one transaction and all get the same answer", async () => {
@@ -101,7 +101,7 @@ describe("Idempotency-Key", () => {
     );
     expect(new Set(responses.map((r) => r.status))).toEqual(new Set([200]));
     expect(new Set(responses.map((r) => r.body.id)).size).toBe(1);
-    expect(count("transactions")).toBe(1);
+    expect(await count("transactions")).toBe(1);
   });
 
   test("an over-long key is a 422", async () => {
@@ -111,6 +111,6 @@ describe("Idempotency-Key", () => {
       headers: { "idempotency-key": "k".repeat(256) },
     });
     expect(res.status).toBe(422);
-    expect(count("transactions")).toBe(0);
+    expect(await count("transactions")).toBe(0);
   });
 });

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { setup, tokenize } from "../support/app";
+import { countRows } from "../support/database";
 
 const anything = fc.oneof(
   fc.string(),
@@ -74,13 +75,13 @@ describe("invoice, receipt and outbox routes under random input", () => {
     );
     await fc.assert(
       fc.asyncProperty(paths, bodies, async (route, body) => {
-        const before = ctx.deps.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM invoices").get()!.n;
+        const before = await countRows(ctx.deps.db, "invoices");
         const res = await ctx.call(route.method, route.path, { body, auth: route.auth });
         expect(res.status).toBeLessThan(500);
         if (res.status >= 400) {
           expect(typeof res.body.message).toBe("string");
           expect(typeof res.body.code).toBe("string");
-          const after = ctx.deps.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM invoices").get()!.n;
+          const after = await countRows(ctx.deps.db, "invoices");
           expect(after).toBe(before);
         }
       }),

@@ -91,6 +91,8 @@ describe("concurrent refunds from separate processes on one database file", () =
   test("four processes refunding 5.00 ten times each on 100.00: exactly 20 succeed", async () => {
     dir = mkdtempSync(join(tmpdir(), "paysandbox-refunds-"));
     const path = join(dir, "sandbox.db");
+    // SQLite in both test passes: this is SQLite's multi-process case (processes sharing one file
+    // through its lock); PostgreSQL's concurrency is the in-process tests above on its own pass.
     const db = openSqlite(path);
     // Settle the sale by starting the database's clock a day ahead (the offset is stored).
     const clock = new SandboxClock(db);

@@ -6,6 +6,7 @@ import { MESSAGES } from "../../packages/rules/messages";
 import { DECLINE_MESSAGES } from "../../src/domain/gateway";
 import { otherMerchant, setup, tokenize, type TestContext } from "../support/app";
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "../support/smtp-receiver";
+import { sql } from "../../src/storage/database";
 
 const DETAILS = {
   total: 30,
@@ -250,7 +251,7 @@ describe("relaying receipts through --smtp", () => {
     await ctx.deps.mailer.idle();
     const email = await latest(ctx);
     // As if the process had stopped between storing the message and relaying it.
-    ctx.deps.sqlite.query("UPDATE emails SET relay_status = 'pending', relayed_at = NULL WHERE id = ?").run(email.id);
+    await ctx.deps.db.run(sql`UPDATE emails SET relay_status = 'pending', relayed_at = NULL WHERE id = ${email.id}`);
     const before = received.filter((r) => r.envelopeTo[0] === "resume@example.com").length;
     const worker = ctx.deps.workers.find((w) => w.name === "mailer")!;
     worker.start();
@@ -268,7 +269,9 @@ describe("relaying receipts through --smtp", () => {
     const paid = await pay(ctx);
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe("PAID");
-    expect((await latest(ctx)).relay_status).toBe("pending");
+    // pay() answered without waiting for the relay: the refused connection may or may not be
+    // recorded yet (on PostgreSQL the read often comes after it).
+    expect(["pending", "failed"]).toContain((await latest(ctx)).relay_status);
     await ctx.deps.mailer.idle();
     const email = await latest(ctx);
     expect(email.relay_status).toBe("failed");

@@ -1,6 +1,7 @@
 /**
  * The README's first ten minutes, for real: `npm start` on a free port with a file database,
  * the curl flow (tokenize → charge → list), then Ctrl-C.
+ * SQLite-only (npm test's PostgreSQL pass leaves it out): it reads the SQLite file the server wrote.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";

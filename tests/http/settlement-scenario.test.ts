@@ -120,6 +120,8 @@ describe("catching up after a restart", () => {
     const path = join(dir, "sandbox.db");
     const monday = nextMondayNoon(Date.now());
     const boot = async (now: number) => {
+      // SQLite in both test passes: a restart on the same file (the catch-up logic is the same code
+      // on PostgreSQL, covered there by the settlement suite).
       const db = openSqlite(path);
       const deps = await buildDeps({ db, clock: new SandboxClock(db, () => now), log: memoryLogger() });
       return { db, deps, app: composeApp(deps) };

@@ -292,10 +292,10 @@ describe("settlement events and time order", () => {
 
   test("jobs run on real time while the server is up, through the clock worker", async () => {
     const { SandboxClock } = await import("../../src/services/clock");
-    const { openSqlite } = await import("../../src/storage/sqlite/database");
+    const { openTestDatabase } = await import("../support/database");
     const { buildDeps, composeApp } = await import("../../src/entry/app");
     let fakeNow = monday;
-    const db = openSqlite(":memory:");
+    const db = await openTestDatabase();
     const deps = await buildDeps({ db, clock: new SandboxClock(db, () => fakeNow), log: ctx.log });
     const app = composeApp(deps);
     const merchant = await deps.services.merchants.getDefault();

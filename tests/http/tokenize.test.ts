@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { MESSAGES } from "../../packages/rules/messages";
 import { BANK, CARD, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
+import { sql } from "../../src/storage/database";
+import { countRows } from "../support/database";
 
 let ctx: TestContext;
 beforeEach(async () => {
@@ -39,7 +41,7 @@ describe("POST /webpayment/{token}/tokenize", () => {
     });
     expect(pm.customer_id).toBe(pm.customer.id);
     expect(JSON.stringify(pm)).not.toContain("4111111111111111");
-    const stored = ctx.deps.sqlite.query("SELECT * FROM payment_methods").all();
+    const stored = await ctx.deps.db.all(sql`SELECT * FROM payment_methods`);
     expect(JSON.stringify(stored)).not.toContain("4111111111111111");
     expect(JSON.stringify(stored)).not.toContain('"123"');
   });
@@ -204,12 +206,8 @@ describe("POST /webpayment/{token}/tokenize", () => {
 
   test("a refused tokenize writes nothing", async () => {
     await tokenizeRaw({ ...CARD, card_number: "4242424242424242" });
-    const counts = ctx.deps.sqlite
-      .query<{ c: number; p: number }, []>(
-        "SELECT (SELECT COUNT(*) FROM customers) AS c, (SELECT COUNT(*) FROM payment_methods) AS p",
-      )
-      .get();
-    expect(counts).toEqual({ c: 0, p: 0 });
+    expect(await countRows(ctx.deps.db, "customers")).toBe(0);
+    expect(await countRows(ctx.deps.db, "payment_methods")).toBe(0);
   });
 
   test("browsers on any origin may call it (CORS preflight and response headers)", async () => {

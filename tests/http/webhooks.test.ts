@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { sql } from "../../src/storage/database";
 import { startWorkers, stopWorkers } from "../../src/entry/app";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/domain/webhook-policy";
 import { verifyPaySandboxSignature } from "../../packages/webhooks/verify";
@@ -392,11 +393,9 @@ describe("webhook delivery under load", () => {
     await subscribe(c, healthy.url, "create_customer", other.api_key);
     for (let i = 0; i < 12; i++) await createCustomer(c, { email: `busy${i}@example.com` });
     await waitFor(() => stalled.received.length === 8, 5000, "eight requests at the stalled receiver");
-    const out = c.deps.sqlite
-      .query<{ n: number }, [string]>(
-        "SELECT COUNT(*) AS n FROM webhook_attempts WHERE merchant_id = ? AND finished = 0",
-      )
-      .get(c.merchantId)!.n;
+    const out = (await c.deps.db.get<{ n: number }>(
+      sql`SELECT COUNT(*) AS n FROM webhook_attempts WHERE merchant_id = ${c.merchantId} AND finished = 0`,
+    ))!.n;
     expect(out).toBe(8);
     const theirs = await c.call("POST", "/customer", { body: { email: "other@example.com" }, auth: other.api_key });
     await waitFor(() => healthy.delivered().length === 1, 5000, "the other merchant's delivery");

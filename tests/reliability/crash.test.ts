@@ -4,6 +4,7 @@
  * answered 2xx is stored exactly once, requests that were cut off can be retried safely with
  * their Idempotency-Key, `PRAGMA integrity_check` is ok and the money invariants hold.
  * PAYSANDBOX_CRASH_CYCLES=20 npx bun test tests/reliability/crash.test.ts runs a longer variant.
+ * SQLite-only (npm test's PostgreSQL pass leaves it out): it checks the SQLite file itself (integrity_check, WAL) after SIGKILLs.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";

@@ -8,6 +8,8 @@ import { ApiError } from "../../src/domain/errors";
 import { MAX_JSON_DEPTH } from "../../src/http/limits";
 import { fuzz } from "../../scripts/fuzz";
 import { setup, tokenize } from "../support/app";
+import { sql } from "../../src/storage/database";
+import { countRows } from "../support/database";
 
 const SEED = 20261121;
 const RUNS = Number(process.env.PAYSANDBOX_FUZZ_RUNS ?? 2000);
@@ -39,8 +41,8 @@ describe("fuzzing every route", () => {
         throw new Error("a deliberate bug");
       })
       .get("/fuzz-probe/bare", () => new Response("nope", { status: 418 }))
-      .post("/fuzz-probe/write", ({ deps }) => {
-        deps.sqlite.run("INSERT INTO sandbox_settings (name, value) VALUES (?, 'x')", [crypto.randomUUID()]);
+      .post("/fuzz-probe/write", async ({ deps }) => {
+        await deps.db.run(sql`INSERT INTO sandbox_settings (name, value) VALUES (${crypto.randomUUID()}, 'x')`);
         throw new ApiError("validation_error", "Refused after writing.");
       });
     const report = await fuzz({ seed: SEED, runs: 530, context: ctx });
@@ -66,7 +68,7 @@ describe("what the fuzzer found, fixed at the root", () => {
     expect(res.body.errors.body[0]).toContain(`${MAX_JSON_DEPTH} levels`);
     const deepArray = await ctx.call("POST", "/charge", { raw: "[".repeat(depth) + "]".repeat(depth) });
     expect(deepArray.status).toBe(422);
-    expect(ctx.deps.sqlite.query("SELECT COUNT(*) AS n FROM transactions").get()).toEqual({ n: 0 });
+    expect(await countRows(ctx.deps.db, "transactions")).toBe(0);
     // Nesting within the limit is kept as given.
     const ok = '{"a":'.repeat(MAX_JSON_DEPTH - 2) + "1" + "}".repeat(MAX_JSON_DEPTH - 2);
     const kept = await ctx.call("POST", "/charge", {

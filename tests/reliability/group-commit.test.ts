@@ -2,6 +2,7 @@
  * Group commit (src/storage/sqlite/group-commit.ts, used by src/entry/server.ts): concurrent requests share one SQLite commit,
  * no answer leaves before its writes are committed, a failing request still rolls back alone, and a
  * failed commit turns every request of its batch into a 500.
+ * SQLite-only (npm test's PostgreSQL pass leaves it out): it group commit is SQLite's.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";

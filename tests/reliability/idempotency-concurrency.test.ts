@@ -4,6 +4,8 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { CARD, serve, setup, tokenize, type TestContext } from "../support/app";
+import { sql } from "../../src/storage/database";
+import { countRows } from "../support/database";
 
 const N = 100;
 /** pay()'s extra details without the card fields: what the invoice step receives. */
@@ -20,8 +22,7 @@ async function served(): Promise<{ ctx: TestContext; url: string }> {
   return { ctx, url };
 }
 
-const count = (ctx: TestContext, table: string) =>
-  ctx.deps.sqlite.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+const count = (ctx: TestContext, table: string) => countRows(ctx.deps.db, table);
 
 /** Fires all requests at once over separate connections and collects status and raw body. */
 async function burst(requests: { url: string; init: RequestInit }[]) {
@@ -49,7 +50,7 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
     expect(results.map((r) => r.status)).toEqual(Array(N).fill(200));
     expect(new Set(results.map((r) => r.text)).size).toBe(1);
     expect(results.filter((r) => r.replayed === null).length).toBe(1);
-    expect(count(ctx, "transactions")).toBe(1);
+    expect(await count(ctx, "transactions")).toBe(1);
     expect(JSON.parse(results[0]!.text).total).toBe(25.5);
   });
 
@@ -62,7 +63,7 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
     );
     expect(results.map((r) => r.status)).toEqual(Array(N).fill(402));
     expect(new Set(results.map((r) => r.text)).size).toBe(1);
-    expect(count(ctx, "transactions")).toBe(1);
+    expect(await count(ctx, "transactions")).toBe(1);
   });
 
   test("differing bodies: exactly one succeeds, the other 99 are 409 idempotency_conflict, one transaction", async () => {
@@ -77,8 +78,8 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
     expect(ok.length).toBe(1);
     expect(conflicts.length).toBe(N - 1);
     for (const conflict of conflicts) expect(JSON.parse(conflict.text).code).toBe("idempotency_conflict");
-    expect(count(ctx, "transactions")).toBe(1);
-    const stored = ctx.deps.sqlite.query<{ total_cents: number }, []>("SELECT total_cents FROM transactions").get()!;
+    expect(await count(ctx, "transactions")).toBe(1);
+    const stored = (await ctx.deps.db.get<{ total_cents: number }>(sql`SELECT total_cents FROM transactions`))!;
     expect(stored.total_cents).toBe(Math.round(JSON.parse(ok[0]!.text).total * 100));
   });
 
@@ -91,8 +92,8 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
     );
     expect(results.map((r) => r.status)).toEqual(Array(N).fill(200));
     expect(new Set(results.map((r) => r.text)).size).toBe(1);
-    expect(count(ctx, "payment_methods")).toBe(1);
-    expect(count(ctx, "customers")).toBe(1);
+    expect(await count(ctx, "payment_methods")).toBe(1);
+    expect(await count(ctx, "customers")).toBe(1);
   });
 
   test("the pay() steps (invoice, then pay) each run once: one invoice, one charge, 100 identical PAID answers", async () => {
@@ -110,7 +111,7 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
     );
     expect(invoices.map((r) => r.status)).toEqual(Array(N).fill(200));
     expect(new Set(invoices.map((r) => r.text)).size).toBe(1);
-    expect(count(ctx, "invoices")).toBe(1);
+    expect(await count(ctx, "invoices")).toBe(1);
     const invoiceId = JSON.parse(invoices[0]!.text).id;
     const pays = await burst(
       Array.from({ length: N }, () =>
@@ -120,6 +121,6 @@ describe("100 concurrent requests with one Idempotency-Key", () => {
     expect(pays.map((r) => r.status)).toEqual(Array(N).fill(200));
     expect(new Set(pays.map((r) => r.text)).size).toBe(1);
     expect(JSON.parse(pays[0]!.text).status).toBe("PAID");
-    expect(count(ctx, "transactions")).toBe(1);
+    expect(await count(ctx, "transactions")).toBe(1);
   });
 });

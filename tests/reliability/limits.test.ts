@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { RateLimiter, bucketOf, parseRateLimit } from "../../src/http/limits";
 import { ConfigError, loadConfig } from "../../src/lib/config";
 import { API_KEY, CARD, otherMerchant, serve, setup, tokenize, type TestContext } from "../support/app";
+import { countRows } from "../support/database";
 
 /** A payment method made through the service, so chaos cannot interfere with the setup. */
 async function methodOf(ctx: TestContext) {
@@ -12,8 +13,7 @@ async function methodOf(ctx: TestContext) {
   return ctx.deps.db.transaction((tx) => ctx.deps.services.paymentMethods.tokenize(tx, merchant, { ...CARD } as never));
 }
 
-const count = (ctx: TestContext, table: string) =>
-  (ctx.deps.sqlite.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (ctx: TestContext, table: string) => countRows(ctx.deps.db, table);
 
 describe("rate limits are off by default", () => {
   test("a default sandbox answers 200 merchant requests in a row without a 429", async () => {
@@ -35,7 +35,7 @@ describe("--rate-limit PUBLIC/MERCHANT", () => {
   test("public routes are counted per web payments token: the 4th tokenize of one token is a 429 with Retry-After, another token still passes", async () => {
     const ctx = await setup({ config: { rateLimit: "3/100" } });
     for (let i = 0; i < 3; i++) await tokenize(ctx);
-    const before = count(ctx, "payment_methods");
+    const before = await count(ctx, "payment_methods");
     const res = await ctx.call("POST", `/webpayment/${ctx.token}/tokenize`, { body: CARD, auth: false });
     expect(res.status).toBe(429);
     expect(res.body.code).toBe("rate_limited");
@@ -44,7 +44,7 @@ describe("--rate-limit PUBLIC/MERCHANT", () => {
     expect(res.body.retry_after).toBe(Number(res.headers.get("retry-after")));
     // The browser must be able to read the 429: CORS headers are on it too.
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(count(ctx, "payment_methods")).toBe(before);
+    expect(await count(ctx, "payment_methods")).toBe(before);
 
     const other = await otherMerchant(ctx);
     expect(
@@ -72,7 +72,7 @@ describe("--rate-limit PUBLIC/MERCHANT", () => {
     expect((await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 5 } })).status).toBe(200);
     const res = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 5 } });
     expect(res.status).toBe(429);
-    expect(count(ctx, "transactions")).toBe(1);
+    expect(await count(ctx, "transactions")).toBe(1);
   });
 
   test("the bucket refills at LIMIT per minute and Retry-After says when the next request passes", () => {
@@ -137,7 +137,7 @@ describe("--chaos RATE", () => {
     );
     expect(outcomes.error).toBeGreaterThan(0);
     expect(outcomes.stall).toBeGreaterThan(0);
-    expect(count(ctx, "transactions")).toBe(0);
+    expect(await count(ctx, "transactions")).toBe(0);
     // Sandbox controls are exempt.
     expect((await fetch(`${url}/_sandbox/test-cards`)).status).toBe(200);
   });
@@ -175,8 +175,8 @@ describe("--chaos RATE", () => {
       if (res?.status === 200) charged = await res.json();
     }
     expect(charged.total).toBe(12.5);
-    expect(count(ctx, "transactions")).toBe(1);
-    expect(count(ctx, "payment_methods")).toBe(1);
+    expect(await count(ctx, "transactions")).toBe(1);
+    expect(await count(ctx, "payment_methods")).toBe(1);
     // Every failed attempt was a chaos 500 or a stall.
     expect(statuses.slice(0, -1).every((s) => s === 500 || s === "timeout")).toBe(true);
   });
@@ -202,6 +202,6 @@ describe("--chaos RATE", () => {
     );
     expect(ok).toBeGreaterThan(20);
     expect(failed).toBeGreaterThan(20);
-    expect(count(ctx, "transactions")).toBe(ok);
+    expect(await count(ctx, "transactions")).toBe(ok);
   });
 });

@@ -4,13 +4,12 @@
  */
 import { describe, expect, test } from "bun:test";
 import { charge, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
+import { sql } from "../../src/storage/database";
 
-const realCount = (ctx: TestContext, merchantId: string) =>
-  (
-    ctx.deps.sqlite
-      .query("SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ? AND parent_id IS NULL")
-      .get(merchantId) as { n: number }
-  ).n;
+const realCount = async (ctx: TestContext, merchantId: string) =>
+  (await ctx.deps.db.get<{ n: number }>(
+    sql`SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ${merchantId} AND parent_id IS NULL`,
+  ))!.n;
 
 describe("the transaction list total", () => {
   test("equals the number of top-level transactions after charges, declines, voids, other merchants and a reset", async () => {
@@ -31,7 +30,7 @@ describe("the transaction list total", () => {
 
     const list = await ctx.call("GET", "/transaction?per_page=2");
     expect(list.body.total).toBe(7);
-    expect(list.body.total).toBe(realCount(ctx, ctx.merchantId));
+    expect(list.body.total).toBe(await realCount(ctx, ctx.merchantId));
     expect(list.body.last_page).toBe(4);
     expect((await ctx.call("GET", "/transaction", { auth: other.api_key })).body.total).toBe(1);
     // A filtered list still counts exactly.
@@ -47,8 +46,9 @@ describe("the transaction list total", () => {
   test("stays right when rows are written or deleted with plain SQL", async () => {
     const ctx = await setup();
     for (let i = 0; i < 3; i++) await charge(ctx, 5);
-    ctx.deps.sqlite.run("DELETE FROM transactions WHERE rowid = (SELECT MIN(rowid) FROM transactions)");
-    expect((await ctx.call("GET", "/transaction")).body.total).toBe(realCount(ctx, ctx.merchantId));
-    expect(realCount(ctx, ctx.merchantId)).toBe(2);
+    const first = (await ctx.call("GET", "/transaction")).body.data.at(-1).id;
+    await ctx.deps.db.run(sql`DELETE FROM transactions WHERE id = ${first}`);
+    expect((await ctx.call("GET", "/transaction")).body.total).toBe(await realCount(ctx, ctx.merchantId));
+    expect(await realCount(ctx, ctx.merchantId)).toBe(2);
   });
 });

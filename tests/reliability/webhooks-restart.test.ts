@@ -156,6 +156,7 @@ describe("webhook deliveries across a graceful stop (same SQLite file, new app)"
     const dbPath = join(dir, "graceful.sqlite");
     const receiver = startReceiver(() => "hang");
     receivers.push(receiver);
+    // SQLite in both test passes: an app re-opened on the same file stands for a restarted process.
     const open = async () => {
       const deps = await buildDeps({ db: openSqlite(dbPath), log: memoryLogger(), publicUrl: "http://localhost:7290" });
       return { deps, app: composeApp(deps) };

@@ -1,6 +1,7 @@
 /**
  * The database is the webhook queue: two sandboxes (each its own connection, services and
- * dispatcher) on one SQLite file share the outbox, and a real receiver counts what arrives. Every
+ * dispatcher) on one database — a SQLite file, or with PAYSANDBOX_TEST_DB=postgres one PostgreSQL
+ * database through two connection pools — share the outbox, and a real receiver counts what arrives. Every
  * delivery is sent exactly once whichever sandbox wrote it, each record's events stay in order,
  * and the claims of a dispatcher that went silent (a killed process) are released and sent by
  * the other.
@@ -11,6 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDeps, composeApp, stopWorkers } from "../../src/entry/app";
 import { openSqlite } from "../../src/storage/sqlite/database";
+import { openPostgres } from "../../src/storage/postgres/database";
+import { onPostgres } from "../support/database";
+import { migratedPostgresDatabase } from "../support/postgres";
 import { memoryLogger } from "../../src/lib/logger";
 import { INTERRUPTED_MESSAGE, type WebhookDispatcher } from "../../src/services/webhooks/dispatcher";
 import * as deliveriesRepo from "../../src/storage/repositories/webhooks";
@@ -30,9 +34,15 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A sandbox on the file: its own connection, services and dispatcher (not started). */
+/** Where two sandboxes meet: a SQLite file, or a fresh migrated PostgreSQL database's URL. */
+async function sharedDatabase(name: string): Promise<string> {
+  return onPostgres ? migratedPostgresDatabase(name) : join(dir, `${name}.sqlite`);
+}
+
+/** A sandbox on the shared database: its own connection, services and dispatcher (not started). */
 async function sandbox(path: string) {
-  const deps = await buildDeps({ db: openSqlite(path), log: memoryLogger(), publicUrl: "http://localhost:7290" });
+  const db = onPostgres ? await openPostgres(path, { max: 5 }) : openSqlite(path);
+  const deps = await buildDeps({ db, log: memoryLogger(), publicUrl: "http://localhost:7290" });
   opened.push({ deps });
   const app = composeApp(deps);
   const dispatcher = deps.workers.find((w) => w.name === "webhooks") as WebhookDispatcher;
@@ -60,7 +70,7 @@ function countsById(receiver: Receiver): Map<string, number> {
 
 describe("two dispatchers on one database", () => {
   test("every delivery is sent exactly once, by one or the other, and each record's events in order", async () => {
-    const path = join(dir, "shared.sqlite");
+    const path = await sharedDatabase("shared");
     const receiver = startReceiver(() => 200);
     receivers.push(receiver);
     const one = await sandbox(path);
@@ -110,7 +120,7 @@ describe("two dispatchers on one database", () => {
   }, 40_000);
 
   test("the claims of a dispatcher that went silent are released, logged as interrupted, and sent once by another", async () => {
-    const path = join(dir, "silent.sqlite");
+    const path = await sharedDatabase("silent");
     const receiver = startReceiver(() => 200);
     receivers.push(receiver);
     const one = await sandbox(path);

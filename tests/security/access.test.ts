@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { CARD, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
+import { writeMarker } from "../support/database";
 
 interface Route {
   method: string;
@@ -18,18 +19,12 @@ let routes: Route[];
 let ids: Record<string, string>;
 let other: { id: string; api_key: string; web_payments_token: string };
 
-const snapshot = () =>
-  JSON.stringify(
-    ctx.deps.sqlite
-      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-      .all()
-      .map(({ name }) =>
-        ctx.deps.sqlite.query(`SELECT '${name}' AS t, COUNT(*) AS n, MAX(rowid) AS r FROM "${name}"`).get(),
-      ),
-  );
+/** What every table holds: changes with any insert or delete (tests/support/database.ts). */
+let snapshot: () => Promise<string>;
 
 beforeAll(async () => {
   ctx = await setup();
+  snapshot = await writeMarker(ctx.deps.db);
   const doc = (await ctx.call("GET", "/openapi/json")).body as { paths: Record<string, Record<string, unknown>> };
   routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })),
@@ -80,14 +75,14 @@ describe("another merchant's records", () => {
     for (const route of idRoutes()) {
       for (const [what, id] of Object.entries(ids)) {
         const path = route.path.replace("{token}", other.web_payments_token).replace("{id}", id);
-        const before = snapshot();
+        const before = await snapshot();
         const body =
           route.method === "GET" || route.method === "DELETE" ? undefined : { payment_method_id: ids.paymentMethod };
         const res = await ctx.call(route.method, path, { auth: other.api_key, body });
         const seen = { route: `${route.method} ${route.path}`, record: what, status: res.status, code: res.body?.code };
         expect(seen).toEqual({ ...seen, status: 404, code: "not_found" });
         expect(JSON.stringify(res.body)).not.toContain(ids.customer!);
-        expect(snapshot()).toBe(before);
+        expect(await snapshot()).toBe(before);
       }
     }
   });
@@ -144,14 +139,14 @@ describe("the public web payments token", () => {
       });
       if (anonymous.status !== 401 || route.path.startsWith("/webpayment/")) continue;
       merchantRoutes++;
-      const before = snapshot();
+      const before = await snapshot();
       const res = await ctx.call(route.method, path, {
         auth: ctx.token,
         body: route.method === "GET" ? undefined : {},
       });
       const seen = { route: `${route.method} ${route.path}`, status: res.status, code: res.body?.code };
       expect(seen).toEqual({ ...seen, status: 403, code: "forbidden" });
-      expect(snapshot()).toBe(before);
+      expect(await snapshot()).toBe(before);
     }
     expect(merchantRoutes).toBeGreaterThan(20);
   });
@@ -169,7 +164,7 @@ describe("bodies over 1 MiB", () => {
     expect(writable.length).toBeGreaterThan(15);
     for (const route of writable) {
       const path = route.path.replace("{token}", ctx.token).replace(/\{\w+\}/g, ids.charge!);
-      const before = snapshot();
+      const before = await snapshot();
       const declared = await ctx.call(route.method, path, { raw: big });
       expect({ route: `${route.method} ${route.path}`, status: declared.status, code: declared.body?.code }).toEqual({
         route: `${route.method} ${route.path}`,
@@ -193,7 +188,7 @@ describe("bodies over 1 MiB", () => {
         route: `${route.method} ${route.path}`,
         streamed: 413,
       });
-      expect(snapshot()).toBe(before);
+      expect(await snapshot()).toBe(before);
     }
   });
 });

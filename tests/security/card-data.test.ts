@@ -4,6 +4,7 @@
  * for each, and (when Chromium is installed) through the example checkout page paying with
  * payjs.js and its card frames, every test card again with other CVVs. Then the SQLite file, its WAL, the server's log and every stored e-mail must contain
  * no full card number and no CVV.
+ * SQLite-only (npm test's PostgreSQL pass leaves it out): it scans the SQLite file and its WAL byte by byte.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";

@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { clockLimitMessage, LATEST_CLOCK_MS, LATEST_CLOCK_TEXT } from "../../src/services/clock";
 import { SANDBOX_MESSAGES } from "../../src/http/routes/sandbox";
 import { CARD, otherMerchant, setup, type TestContext } from "../support/app";
+import { sql } from "../../src/storage/database";
 
 /** Tokenizes the test Visa and charges it as `merchant`. */
 async function chargeAs(ctx: TestContext, merchant: { api_key: string; web_payments_token: string }) {
@@ -55,9 +56,9 @@ describe("the sandbox clock is bounded", () => {
     const clock = (await ctx.call("GET", "/_sandbox/clock")).body;
     expect(clock.offset_seconds).toBe(0);
     expect(clock.now).toBe(clock.real_now);
-    const stored = ctx.deps.sqlite
-      .query<{ clock_offset_ms: number }, [string]>("SELECT clock_offset_ms FROM merchants WHERE id = ?")
-      .get(ctx.merchantId)!;
+    const stored = (await ctx.deps.db.get<{ clock_offset_ms: number }>(
+      sql`SELECT clock_offset_ms FROM merchants WHERE id = ${ctx.merchantId}`,
+    ))!;
     expect(stored.clock_offset_ms).toBe(0);
   });
 });
@@ -82,9 +83,9 @@ describe("merchant creation is capped", () => {
     expect((await chargeAs(ctx, other)).status).toBe(200);
     expect((await ctx.call("DELETE", `/_sandbox/merchants/${other.id}`, { auth: false })).status).toBe(200);
     expect((await ctx.call("GET", "/self", { auth: other.api_key })).status).toBe(401);
-    const rows = ctx.deps.sqlite
-      .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ?")
-      .get(other.id)!;
+    const rows = (await ctx.deps.db.get<{ n: number }>(
+      sql`SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ${other.id}`,
+    ))!;
     expect(rows.n).toBe(0);
     const own = await ctx.call("DELETE", `/_sandbox/merchants/${ctx.merchantId}`, { auth: false });
     expect(own.status).toBe(422);
@@ -112,7 +113,7 @@ describe("the real-time clock job visits merchants with pending work only", () =
     const settlement = ctx.deps.services.settlement;
     for (const id of busy) {
       // Moves the stored offset only, so the tick (not advance) has the batch to close.
-      ctx.deps.sqlite.query("UPDATE merchants SET clock_offset_ms = ? WHERE id = ?").run(2 * 86_400_000, id);
+      await ctx.deps.db.run(sql`UPDATE merchants SET clock_offset_ms = ${2 * 86_400_000} WHERE id = ${id}`);
       ctx.deps.clock.forget(id);
     }
     expect(new Set(await settlement.pendingMerchants())).toEqual(new Set(busy));
@@ -121,11 +122,9 @@ describe("the real-time clock job visits merchants with pending work only", () =
     // One settlement run per busy merchant; the webhook dispatcher is not started in this app, so it visits none.
     expect(ctx.deps.clock.visits - before).toBe(3);
     for (const id of busy) {
-      const open = ctx.deps.sqlite
-        .query<{ n: number }, [string]>(
-          "SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ? AND batch_id IS NULL",
-        )
-        .get(id)!;
+      const open = (await ctx.deps.db.get<{ n: number }>(
+        sql`SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = ${id} AND batch_id IS NULL`,
+      ))!;
       expect(open.n).toBe(0);
     }
     // Settled and deposited: nobody has work left, a tick visits no one.

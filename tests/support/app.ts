@@ -1,12 +1,13 @@
 /**
- * Test setup shared by every suite: an app on its own in-memory database, a call() helper that
- * goes through app.handle exactly like a real request, and fixtures for the common flows.
+ * Test setup shared by every suite: an app on its own database (SQLite :memory:, or a fresh
+ * PostgreSQL database with PAYSANDBOX_TEST_DB=postgres: tests/support/database.ts), a call()
+ * helper that goes through app.handle exactly like a real request, and fixtures for the common flows.
  */
 import type { Server } from "bun";
 import { buildDeps, composeApp, type App } from "../../src/entry/app";
 import type { AppDeps } from "../../src/http/deps";
 import type { Config } from "../../src/lib/config";
-import { openSqlite } from "../../src/storage/sqlite/database";
+import { openTestDatabase } from "./database";
 import { SandboxClock } from "../../src/services/clock";
 import { memoryLogger } from "../../src/lib/logger";
 import { waitFor as waitUntil } from "./wait";
@@ -46,7 +47,7 @@ export async function setup(
     /** Real time as the clock sees it. */ now?: () => number;
   } = {},
 ): Promise<TestContext> {
-  const db = openSqlite(":memory:");
+  const db = await openTestDatabase();
   const log = memoryLogger();
   const clock = options.now ? new SandboxClock(db, options.now) : undefined;
   const deps = await buildDeps({

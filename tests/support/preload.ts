@@ -2,9 +2,10 @@
  * Loaded before every test file (bunfig.toml): property tests draw from one fixed seed, so a
  * CI run is reproducible. PAYSANDBOX_FC_SEED picks another; `npm run fuzz` runs long and random.
  */
-import { afterAll } from "bun:test";
+import { afterAll, beforeAll } from "bun:test";
 import fc from "fast-check";
-import { stopSharedPostgres } from "./postgres";
+import { onPostgres } from "./database";
+import { POSTGRES_TIMEOUT_MS, stopSharedPostgres, warmUpMigratedPostgres } from "./postgres";
 
 const seed = Number(process.env.PAYSANDBOX_FC_SEED ?? 20261121);
 fc.configureGlobal({ seed });
@@ -12,3 +13,7 @@ fc.configureGlobal({ seed });
 // The PostgreSQL server a test process may have started (tests/support/postgres.ts) stops after
 // the last test file: bun test emits no "exit" event to stop it on.
 afterAll(stopSharedPostgres);
+
+// With PAYSANDBOX_TEST_DB=postgres every setup() copies a migrated template on the shared server:
+// start both before the first test, under a bound that fits initdb on a loaded machine.
+if (onPostgres) beforeAll(warmUpMigratedPostgres, POSTGRES_TIMEOUT_MS);

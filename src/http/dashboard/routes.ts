@@ -15,17 +15,10 @@ import { clockPage, keysPage, overviewPage, settingsPage, testCardsPage } from "
 import { customerPage, customersPage } from "./pages/customers";
 import { firstPaymentSteps, transactionPage, transactionRows, transactionsPage } from "./pages/transactions";
 import { tryItPage } from "./pages/try-it";
-import {
-  deliveriesTable,
-  deliveryPage,
-  depositsPage,
-  emailsPage,
-  emailSummaryTable,
-  invoicePage,
-  invoicesPage,
-  smsPage,
-  webhooksPage,
-} from "./pages/records";
+import { depositsPage } from "./pages/deposits";
+import { invoicePage, invoicesPage } from "./pages/invoices";
+import { emailsPage, emailSummaryTable, smsPage } from "./pages/outbox";
+import { deliveriesTable, deliveryPage, webhooksPage } from "./pages/webhooks";
 import type { AppDeps } from "../deps";
 import { ApiError, ValidationFailed } from "../../domain/errors";
 import { ErrorBody } from "../../domain/schemas/records";

@@ -22,6 +22,8 @@ export interface PostgresOptions {
   max?: number;
   /** Seconds to wait for a connection to open. Default 10. */
   connectionTimeout?: number;
+  /** Seconds an unused connection stays open before the pool closes it. Default: never closed. */
+  idleTimeout?: number;
   /** application_name the server shows in pg_stat_activity. Default "paysandbox". */
   applicationName?: string;
 }
@@ -73,6 +75,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     ...(database ? { database } : {}),
     max: options.max ?? 10,
     connectionTimeout: options.connectionTimeout ?? 10,
+    ...(options.idleTimeout === undefined ? {} : { idleTimeout: options.idleTimeout }),
     prepare: true,
     bigint: false,
     connection: { application_name: options.applicationName ?? "paysandbox", TimeZone: "UTC" },

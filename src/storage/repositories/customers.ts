@@ -1,5 +1,5 @@
 import { sql, type Executor } from "../database";
-import { containsPattern, insertionOrder } from "./order";
+import { containsText, insertionOrder } from "./order";
 
 export interface CustomerRow {
   id: string;
@@ -67,7 +67,7 @@ export async function listCustomers(
 ): Promise<{ rows: CustomerRow[]; total: number }> {
   const where = keywords
     ? sql`merchant_id = ${merchantId} AND deleted_at IS NULL
-          AND (firstname || ' ' || lastname || ' ' || email || ' ' || company || ' ' || phone) LIKE ${containsPattern(keywords)} ESCAPE '\\'`
+          AND ${containsText(ex, sql`(firstname || ' ' || lastname || ' ' || email || ' ' || company || ' ' || phone)`, keywords)}`
     : sql`merchant_id = ${merchantId} AND deleted_at IS NULL`;
   const total = (await ex.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM customers WHERE ${where}`))!.n;
   const rows = await ex.all<CustomerRow>(

@@ -1,7 +1,7 @@
 import { sql, type Executor, type Sql } from "../database";
 import type { CustomerRow } from "./customers";
 import type { PaymentMethodRow } from "./payment-methods";
-import { containsPattern, insertionOrder } from "./order";
+import { containsText, insertionOrder } from "./order";
 
 export type TransactionType = "charge" | "pre_auth" | "capture" | "void" | "refund";
 
@@ -70,6 +70,19 @@ export interface TransactionFilters {
 
 export function findTransaction(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | undefined> {
   return ex.get<TransactionRow>(sql`SELECT * FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId}`);
+}
+
+/**
+ * The transaction, read for a change in this unit of work: on PostgreSQL its row stays locked
+ * (FOR UPDATE) until the unit commits, so concurrent refunds, voids and captures of one
+ * transaction take turns and each sees what the one before wrote. SQLite's unit of work holds
+ * the database's write lock already.
+ */
+export function lockTransaction(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | undefined> {
+  const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
+  return ex.get<TransactionRow>(
+    sql`SELECT * FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`,
+  );
 }
 
 /**
@@ -284,7 +297,7 @@ export async function listTransactions(
     const k = filters.keywords.trim();
     where.push(
       sql`(t.id = ${k} OR t.last_four = ${k} OR t.invoice_id = ${k}
-           OR (c.firstname || ' ' || c.lastname || ' ' || c.email || ' ' || c.company) LIKE ${containsPattern(k)} ESCAPE '\\')`,
+           OR ${containsText(ex, sql`(c.firstname || ' ' || c.lastname || ' ' || c.email || ' ' || c.company)`, k)})`,
     );
   }
   const clause = sql.join(where, " AND ");

@@ -1,13 +1,14 @@
 /**
  * The PostgreSQL migrations, in order. Imported as text so they are embedded in the compiled binary.
  * Add a file NNN_name.sql (the twin of the SQLite migration of the same number) and one line here;
- * never edit a migration that has shipped.
+ * never edit a migration that has shipped. A migration with no SQLite twin (030) says why.
  */
 import m001 from "./001_init.sql" with { type: "text" };
 import m019 from "./019_webhook_claims.sql" with { type: "text" };
 import m020 from "./020_outbox_order.sql" with { type: "text" };
 import m025 from "./025_one_default_merchant.sql" with { type: "text" };
 import m026 from "./026_rate_limit_buckets.sql" with { type: "text" };
+import m030 from "./030_insertion_order.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -21,4 +22,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 20, name: "020_outbox_order", sql: m020 },
   { version: 25, name: "025_one_default_merchant", sql: m025 },
   { version: 26, name: "026_rate_limit_buckets", sql: m026 },
+  // PostgreSQL only: SQLite's twin is its rowid.
+  { version: 30, name: "030_insertion_order", sql: m030 },
 ];

@@ -1,38 +1,28 @@
-import type { Database, Executor } from "../storage/database";
-import * as repo from "../storage/repositories/invoices";
-import type { InvoiceFilters, InvoiceRow } from "../storage/repositories/invoices";
-import { customersByIds } from "../storage/repositories/customers";
-import { capturedCents, transactionsOfInvoice, transactionsOfInvoices } from "../storage/repositories/transactions";
-import type { SandboxClock } from "./clock";
-import type { EventBus, SandboxEvent } from "../domain/events";
-import { parseJson } from "../lib/json";
-import { centsToNumber } from "../domain/money";
-import { paginate, type Page, type PageRequest } from "../domain/pagination";
-import { MESSAGES } from "../../packages/rules/messages";
-import {
-  addError,
-  isValidEmail,
-  validateAvs,
-  validateCustomerFields,
-  validateMeta,
-  validateTotal,
-  parseTotalCents,
-  type AvsSettings,
-  type FieldErrors,
-} from "../../packages/rules/validation";
-import { checkRequiredCustomFields, type MerchantCustomField } from "./merchant-options";
-import { customerRecord, type CustomerService } from "./customers";
-import { ApiError, assertValid, invalidState, notFound } from "../domain/errors";
-import type { PaymentMethodService } from "./payment-methods";
-import type { TransactionRow, TransactionService } from "./transactions";
-import type { InvoiceBody, InvoiceRecord, InvoiceStatus, PublicInvoiceBody } from "../domain/schemas/invoices";
+import type { Database, Executor } from "../../storage/database";
+import * as repo from "../../storage/repositories/invoices";
+import type { InvoiceFilters, InvoiceRow } from "../../storage/repositories/invoices";
+import type { SandboxClock } from "../clock";
+import type { EventBus, SandboxEvent } from "../../domain/events";
+import { parseJson } from "../../lib/json";
+import { centsToNumber } from "../../domain/money";
+import { paginate, type Page, type PageRequest } from "../../domain/pagination";
+import { MESSAGES } from "../../../packages/rules/messages";
+import { addError, parseTotalCents, type AvsSettings } from "../../../packages/rules/validation";
+import type { MerchantCustomField } from "../merchant-options";
+import type { CustomerService } from "../customers";
+import { ApiError, assertValid, invalidState, notFound } from "../../domain/errors";
+import type { PaymentMethodService } from "../payment-methods";
+import type { TransactionRow, TransactionService } from "../transactions";
+import type { InvoiceBody, InvoiceRecord, PublicInvoiceBody } from "../../domain/schemas/invoices";
+import { invoiceRecords, SETTLED_STATUSES } from "./records";
+import { defaultInvoiceUrl, dueAtOf, receiptAddress, validateMerchantInvoice, validatePublicInvoice } from "./rules";
+import { columnsFromTransactions } from "./status";
 
 export type { InvoiceFilters, InvoiceRow };
+export { SETTLED_STATUSES } from "./records";
+export { defaultInvoiceUrl, receiptAddress } from "./rules";
 
 export type Invoice = InvoiceRecord;
-
-/** Statuses after which nothing is due: the invoice was paid, and maybe refunded or voided since. */
-export const SETTLED_STATUSES: readonly InvoiceStatus[] = ["PAID", "PARTIALLY_REFUNDED", "REFUNDED", "VOIDED"];
 
 export interface PayOptions {
   /** The transaction's source: "webpayment" for pay() and the hosted page, "api" for merchant calls. */
@@ -40,29 +30,12 @@ export interface PayOptions {
   isMerchantPresent: boolean;
 }
 
-/** The default hosted invoice address prefix: the invoice is at url + id. */
-/** The address a pay() attempt of this invoice e-mails its receipt to, or null when it sends none. */
-export function receiptAddress(invoice: Pick<InvoiceRow, "send_receipt" | "email">): string | null {
-  return invoice.send_receipt === 1 && invoice.email && isValidEmail(invoice.email) ? invoice.email : null;
-}
-
-export function defaultInvoiceUrl(publicUrl: string): string {
-  return `${publicUrl.replace(/\/+$/, "")}/hosted/invoice/`;
-}
-
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/;
-
-function checkSendReceipt(input: Record<string, unknown>, errors: FieldErrors): void {
-  if (input.send_receipt !== undefined && typeof input.send_receipt !== "boolean") {
-    addError(errors, "send_receipt", MESSAGES.mustBeBoolean("send_receipt"));
-  }
-}
-
 /**
  * Invoices: created by pay() (public routes) or by the merchant, paid by a charge for the full
  * balance. The status follows the invoice's transactions: a listener on the transaction events
- * recomputes it whenever a charge, capture, refund or void touches a transaction of an invoice,
- * whichever route made it (pay, POST /charge with invoice_id, refunds, voids).
+ * recomputes it (./status.ts) whenever a charge, capture, refund or void touches a transaction of
+ * an invoice, whichever route made it (pay, POST /charge with invoice_id, refunds, voids). The
+ * input rules are in ./rules.ts, the record shape in ./records.ts.
  */
 export class InvoiceService {
   constructor(
@@ -98,39 +71,9 @@ export class InvoiceService {
     return (await repo.locateInvoice(this.db, id)) ?? null;
   }
 
-  /** The invoice's own (top-level) transactions: successful ones first, each in creation order. */
-  transactionsOf(ex: Executor, row: InvoiceRow): Promise<TransactionRow[]> {
-    return transactionsOfInvoice(ex, row.merchant_id, row.id);
-  }
-
-  /**
-   * The API records of invoices, each with its customer and transactions: a fixed number of
-   * queries for any number of invoices (their transactions, those transactions' records, the customers).
-   */
-  async records(ex: Executor, rows: readonly InvoiceRow[]): Promise<Invoice[]> {
-    if (rows.length === 0) return [];
-    const byInvoice = await transactionsOfInvoices(
-      ex,
-      rows[0]!.merchant_id,
-      rows.map((row) => row.id),
-    );
-    const transactions = [...byInvoice.values()].flat();
-    const records = new Map(
-      (await this.transactions.records(ex, transactions)).map((record, index) => [transactions[index]!.id, record]),
-    );
-    const customers = await customersByIds(
-      ex,
-      rows.map((row) => row.customer_id),
-    );
-    return rows.map((row) => {
-      const customer = customers.get(row.customer_id);
-      if (!customer) throw notFound("Customer");
-      return invoiceRecord(
-        row,
-        customerRecord(customer),
-        (byInvoice.get(row.id) ?? []).map((t) => records.get(t.id)!),
-      );
-    });
+  /** The API records of invoices (./records.ts: a fixed number of queries for any number). */
+  records(ex: Executor, rows: readonly InvoiceRow[]): Promise<Invoice[]> {
+    return invoiceRecords(ex, this.transactions, rows);
   }
 
   async record(ex: Executor, row: InvoiceRow): Promise<Invoice> {
@@ -165,37 +108,9 @@ export class InvoiceService {
     return paginate(await this.records(this.db, rows), total, page, url);
   }
 
-  /**
-   * The rules of pay()'s invoice step: the same ones the browser library runs on extraDetails
-   * (packages/rules/validation.ts), minus the card and bank fields, which tokenize already checked.
-   */
-  async validatePublic(
-    ex: Executor,
-    merchantId: string,
-    input: PublicInvoiceBody,
-    settings: AvsSettings,
-  ): Promise<FieldErrors> {
-    const raw = input as Record<string, unknown>;
-    const errors: FieldErrors = {};
-    const hasCustomer = input.customer_id !== undefined && input.customer_id.trim() !== "";
-    if (hasCustomer) {
-      // A given customer's fields are ignored; only the names stay required (as in validateExtraDetails).
-      validateCustomerFields(
-        { firstname: input.firstname, lastname: input.lastname },
-        { requireNames: true, requireContact: false },
-        errors,
-      );
-      if (!(await this.customers.find(ex, merchantId, input.customer_id!))) {
-        addError(errors, "customer_id", MESSAGES.customerNotFound);
-      }
-    } else {
-      validateCustomerFields(raw, { requireNames: true, requireContact: true }, errors);
-    }
-    validateAvs(raw, settings, errors);
-    validateTotal(raw, errors);
-    checkSendReceipt(raw, errors);
-    validateMeta(input.meta, errors);
-    return errors;
+  /** Whether the merchant has an invoice with this id (POST /charge's invoice_id). */
+  async exists(ex: Executor, merchantId: string, id: string): Promise<boolean> {
+    return (await this.find(ex, merchantId, id)) !== null;
   }
 
   /** pay()'s step 3: a DRAFT invoice for the payment method's customer, in the caller's unit of work. */
@@ -207,7 +122,7 @@ export class InvoiceService {
     publicUrl: string,
   ): Promise<InvoiceRow> {
     if (input.invoice_id) return this.reusePublic(ex, merchantId, input, settings);
-    assertValid(await this.validatePublic(ex, merchantId, input, settings));
+    assertValid(await validatePublicInvoice(ex, this.customers, merchantId, input, settings));
     const pm = await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id);
     const customerId = input.customer_id?.trim() || pm.customer_id;
     const email = input.email?.trim() || (await this.customers.get(ex, merchantId, customerId)).email;
@@ -241,7 +156,7 @@ export class InvoiceService {
     if (invoice.status === "DELETED" || SETTLED_STATUSES.includes(invoice.status)) {
       throw invalidState(`The invoice is ${invoice.status} and cannot be paid again.`, { status: invoice.status });
     }
-    const errors = await this.validatePublic(ex, merchantId, input, settings);
+    const errors = await validatePublicInvoice(ex, this.customers, merchantId, input, settings);
     const total = parseTotalCents(input.total);
     const balance = invoice.total_cents - invoice.total_paid_cents;
     if (!errors.total && "cents" in total && total.cents !== balance) {
@@ -264,20 +179,7 @@ export class InvoiceService {
     publicUrl: string,
     requiredFields: readonly MerchantCustomField[] = [],
   ): Promise<InvoiceRow> {
-    const raw = input as Record<string, unknown>;
-    const errors: FieldErrors = {};
-    if (!(await this.customers.find(ex, merchantId, input.customer_id)))
-      addError(errors, "customer_id", MESSAGES.customerNotFound);
-    validateCustomerFields({ email: input.email }, { requireNames: false, requireContact: false }, errors);
-    validateTotal(raw, errors);
-    checkSendReceipt(raw, errors);
-    validateMeta(input.meta, errors);
-    // The merchant's Advanced Customization fields marked required (src/services/merchant-options.ts).
-    checkRequiredCustomFields(input.meta, requiredFields, errors);
-    if (input.due_at !== undefined && !TIMESTAMP.test(input.due_at)) {
-      addError(errors, "due_at", "The due_at must be a date (YYYY-MM-DD) or a timestamp (YYYY-MM-DD HH:MM:SS).");
-    }
-    assertValid(errors);
+    assertValid(await validateMerchantInvoice(ex, this.customers, merchantId, input, requiredFields));
     const pm = input.payment_method_id
       ? await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id)
       : null;
@@ -293,7 +195,7 @@ export class InvoiceService {
       isWebpayment: false,
       isMerchantPresent: true,
       isPartialPaymentEnabled: input.is_partial_payment_enabled ?? false,
-      dueAt: input.due_at === undefined ? null : input.due_at.length === 10 ? `${input.due_at} 00:00:00` : input.due_at,
+      dueAt: dueAtOf(input.due_at),
     });
   }
 
@@ -387,57 +289,15 @@ export class InvoiceService {
   }
 
   /**
-   * Recomputes status, total_paid, paid_at and the attempt fields from the invoice's
-   * transactions, and emits update_invoice when anything changed. `failedChargeId` is a declined
-   * charge that was just made for it.
+   * Writes what the invoice's transactions say about it (./status.ts) and emits update_invoice
+   * when anything changed. `failedChargeId` is a declined charge that was just made for it.
    */
   async sync(ex: Executor, merchantId: string, invoiceId: string, failedChargeId: string | null = null): Promise<void> {
     const row = await this.find(ex, merchantId, invoiceId);
     if (!row || row.status === "DELETED") return;
-    const next: repo.InvoiceSyncColumns = {};
-    let paidCents = 0;
-    let refundedCents = 0;
-    let voidedCents = 0;
-    let lastPaymentMethod: string | null = null;
-    for (const t of await this.transactionsOf(ex, row)) {
-      if (t.success !== 1) continue;
-      if (t.is_voided === 1) {
-        voidedCents += t.total_cents;
-        continue;
-      }
-      const gross = t.type === "charge" ? t.total_cents : t.type === "pre_auth" ? await capturedCents(ex, t.id) : 0;
-      if (gross === 0) continue;
-      paidCents += gross;
-      refundedCents += t.total_refunded_cents;
-      lastPaymentMethod = t.payment_method_id;
-    }
-    const netCents = Math.max(0, paidCents - refundedCents);
-    let status: InvoiceStatus = row.status;
-    if (refundedCents > 0) status = netCents > 0 ? "PARTIALLY_REFUNDED" : "REFUNDED";
-    else if (paidCents > 0 && netCents >= row.total_cents) status = "PAID";
-    else if (paidCents === 0 && voidedCents > 0) status = "VOIDED";
-    else if (row.status !== "DRAFT" && row.status !== "ATTEMPTED") status = "DRAFT";
-    next.status = status;
-    next.total_paid_cents = netCents;
-    if (status === "PAID" && !row.paid_at) next.paid_at = await this.clock.timestamp(merchantId);
-    if (lastPaymentMethod) next.payment_method_id = lastPaymentMethod;
-    if (paidCents > 0 || voidedCents > 0) {
-      next.payment_attempt_failed = 0;
-      next.payment_attempt_message = "";
-    }
-    if (failedChargeId) {
-      const failed = await this.transactions.find(ex, merchantId, failedChargeId);
-      if (failed && !SETTLED_STATUSES.includes(status)) {
-        next.status = "ATTEMPTED";
-        next.payment_attempt_failed = 1;
-        next.payment_attempt_message = failed.message ?? "Declined.";
-        next.payment_method_id = failed.payment_method_id;
-      }
-    }
-    const changed = (Object.keys(next) as (keyof repo.InvoiceSyncColumns)[]).filter((key) => next[key] !== row[key]);
-    if (changed.length === 0) return;
-    const update: repo.InvoiceSyncColumns = {};
-    for (const key of changed) (update as Record<string, unknown>)[key] = next[key];
+    const failed = failedChargeId ? await this.transactions.find(ex, merchantId, failedChargeId) : null;
+    const update = await columnsFromTransactions(ex, row, failed ?? null, () => this.clock.timestamp(merchantId));
+    if (Object.keys(update).length === 0) return;
     update.updated_at = await this.clock.timestamp(merchantId);
     await repo.updateInvoiceColumns(ex, row.id, update);
     await this.events.emit(ex, {
@@ -477,45 +337,4 @@ export class InvoiceService {
   async markViewed(merchantId: string, id: string): Promise<void> {
     await repo.markInvoice(this.db, merchantId, id, "viewed_at", await this.clock.timestamp(merchantId));
   }
-
-  /** Whether the merchant has an invoice with this id (POST /charge's invoice_id). */
-  async exists(ex: Executor, merchantId: string, id: string): Promise<boolean> {
-    return (await this.find(ex, merchantId, id)) !== null;
-  }
-}
-
-/** The invoice record of docs/contract.md §6 from its row, customer and transaction records. */
-function invoiceRecord(
-  row: InvoiceRow,
-  customer: Invoice["customer"],
-  transactions: Invoice["child_transactions"],
-): Invoice {
-  const settled = SETTLED_STATUSES.includes(row.status) || row.status === "DELETED";
-  return {
-    id: row.id,
-    customer_id: row.customer_id,
-    customer,
-    payment_method_id: row.payment_method_id,
-    child_transactions: transactions,
-    status: row.status,
-    total: centsToNumber(row.total_cents),
-    total_paid: centsToNumber(row.total_paid_cents),
-    balance_due: settled ? 0 : centsToNumber(Math.max(0, row.total_cents - row.total_paid_cents)),
-    is_partial_payment_enabled: row.is_partial_payment_enabled === 1,
-    is_webpayment: row.is_webpayment === 1,
-    is_merchant_present: row.is_merchant_present === null ? null : row.is_merchant_present === 1,
-    payment_attempt_failed: row.payment_attempt_failed === 1,
-    payment_attempt_message: row.payment_attempt_message,
-    meta: parseJson(row.meta, {}),
-    url: row.url,
-    schedule_id: row.schedule_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    invoice_date_at: row.invoice_date_at,
-    paid_at: row.paid_at,
-    due_at: row.due_at,
-    sent_at: row.sent_at,
-    viewed_at: row.viewed_at,
-    deleted_at: row.deleted_at,
-  };
 }

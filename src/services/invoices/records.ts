@@ -1,0 +1,83 @@
+import type { Executor } from "../../storage/database";
+import type { InvoiceRow } from "../../storage/repositories/invoices";
+import { customersByIds } from "../../storage/repositories/customers";
+import { transactionsOfInvoices } from "../../storage/repositories/transactions";
+import { parseJson } from "../../lib/json";
+import { centsToNumber } from "../../domain/money";
+import { notFound } from "../../domain/errors";
+import type { InvoiceRecord, InvoiceStatus } from "../../domain/schemas/invoices";
+import { customerRecord } from "../customers";
+import type { TransactionService } from "../transactions";
+
+/** Statuses after which nothing is due: the invoice was paid, and maybe refunded or voided since. */
+export const SETTLED_STATUSES: readonly InvoiceStatus[] = ["PAID", "PARTIALLY_REFUNDED", "REFUNDED", "VOIDED"];
+
+/**
+ * The API records of invoices, each with its customer and transactions: a fixed number of
+ * queries for any number of invoices (their transactions, those transactions' records, the customers).
+ */
+export async function invoiceRecords(
+  ex: Executor,
+  transactions: TransactionService,
+  rows: readonly InvoiceRow[],
+): Promise<InvoiceRecord[]> {
+  if (rows.length === 0) return [];
+  const byInvoice = await transactionsOfInvoices(
+    ex,
+    rows[0]!.merchant_id,
+    rows.map((row) => row.id),
+  );
+  const children = [...byInvoice.values()].flat();
+  const records = new Map(
+    (await transactions.records(ex, children)).map((record, index) => [children[index]!.id, record]),
+  );
+  const customers = await customersByIds(
+    ex,
+    rows.map((row) => row.customer_id),
+  );
+  return rows.map((row) => {
+    const customer = customers.get(row.customer_id);
+    if (!customer) throw notFound("Customer");
+    return invoiceRecord(
+      row,
+      customerRecord(customer),
+      (byInvoice.get(row.id) ?? []).map((t) => records.get(t.id)!),
+    );
+  });
+}
+
+/** The invoice record of docs/contract.md §6 from its row, customer and transaction records. */
+function invoiceRecord(
+  row: InvoiceRow,
+  customer: InvoiceRecord["customer"],
+  transactions: InvoiceRecord["child_transactions"],
+): InvoiceRecord {
+  const settled = SETTLED_STATUSES.includes(row.status) || row.status === "DELETED";
+  return {
+    id: row.id,
+    customer_id: row.customer_id,
+    customer,
+    payment_method_id: row.payment_method_id,
+    child_transactions: transactions,
+    status: row.status,
+    total: centsToNumber(row.total_cents),
+    total_paid: centsToNumber(row.total_paid_cents),
+    balance_due: settled ? 0 : centsToNumber(Math.max(0, row.total_cents - row.total_paid_cents)),
+    is_partial_payment_enabled: row.is_partial_payment_enabled === 1,
+    is_webpayment: row.is_webpayment === 1,
+    is_merchant_present: row.is_merchant_present === null ? null : row.is_merchant_present === 1,
+    payment_attempt_failed: row.payment_attempt_failed === 1,
+    payment_attempt_message: row.payment_attempt_message,
+    meta: parseJson(row.meta, {}),
+    url: row.url,
+    schedule_id: row.schedule_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    invoice_date_at: row.invoice_date_at,
+    paid_at: row.paid_at,
+    due_at: row.due_at,
+    sent_at: row.sent_at,
+    viewed_at: row.viewed_at,
+    deleted_at: row.deleted_at,
+  };
+}
