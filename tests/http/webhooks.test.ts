@@ -392,13 +392,13 @@ describe("webhook delivery under load", () => {
     const other = await otherMerchant(c);
     await subscribe(c, healthy.url, "create_customer", other.api_key);
     for (let i = 0; i < 12; i++) await createCustomer(c, { email: `busy${i}@example.com` });
-    await waitFor(() => stalled.received.length === 8, 5000, "eight requests at the stalled receiver");
+    await waitFor(() => stalled.received.length === 8, 15_000, "eight requests at the stalled receiver");
     const out = (await c.deps.db.get<{ n: number }>(
       sql`SELECT COUNT(*) AS n FROM webhook_attempts WHERE merchant_id = ${c.merchantId} AND finished = 0`,
     ))!.n;
     expect(out).toBe(8);
     const theirs = await c.call("POST", "/customer", { body: { email: "other@example.com" }, auth: other.api_key });
-    await waitFor(() => healthy.delivered().length === 1, 5000, "the other merchant's delivery");
+    await waitFor(() => healthy.delivered().length === 1, 15_000, "the other merchant's delivery");
     expect(healthy.received[0]!.json.id).toBe(theirs.body.id);
     expect(stalled.received).toHaveLength(8);
   });
