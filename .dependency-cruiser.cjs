@@ -13,13 +13,6 @@ const LAYERS = {
   http: ["src/http/", "src/services/", "src/domain/", "src/lib/", "packages/"],
 };
 
-/**
- * Modules that still hold SQL while it moves into src/storage (one repository per aggregate). The
- * list only shrinks, and is empty: every SQL statement is in src/storage. A module on it may import
- * the driver, no other may.
- */
-const SQL_NOT_YET_IN_STORAGE = [];
-
 const only = (allowed) => `^(${allowed.map((dir) => dir.replace(/[/.]/g, "\\$&")).join("|")})`;
 
 const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
@@ -62,12 +55,7 @@ module.exports = {
       name: "sql-only-in-storage",
       severity: "error",
       comment: "Every SQL statement lives in src/storage: no other module may use a database driver.",
-      from: {
-        pathNot: [
-          "^(src/storage/|tests/|scripts/)",
-          ...SQL_NOT_YET_IN_STORAGE.map((path) => `^${path.replace(/[/.]/g, "\\$&")}$`),
-        ],
-      },
+      from: { pathNot: "^(src/storage/|tests/|scripts/)" },
       to: { path: "^(bun:sqlite|bun)$", dependencyTypes: ["core", "unknown", "npm-no-pkg", "undetermined"] },
     },
   ],
