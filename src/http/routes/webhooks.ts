@@ -3,7 +3,7 @@ import { pageRequest } from "../../domain/pagination";
 import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
-import { loopbackOnly, sandboxMerchant } from "./sandbox";
+import { loopbackOnly, sandboxMerchant } from "./sandbox/merchants";
 import {
   DeliveryQuery,
   DeliveryRecord,

@@ -1,13 +1,13 @@
-import { SandboxControl } from "../../services/sandbox";
+import { SandboxControl } from "../../../services/sandbox";
 import { Elysia, t } from "elysia";
-import { TEST_BANK, TEST_CARDS } from "../../../packages/rules/test-data";
-import type { AppDeps } from "../deps";
-import { ApiError, notFound } from "../../domain/errors";
-import { checkLoopbackClient } from "../guard";
-import { merchantRecord, REGENERABLE_KEYS } from "../../services/merchants";
-import { ErrorBody, MerchantRecord } from "../../domain/schemas/records";
+import { TEST_BANK, TEST_CARDS } from "../../../../packages/rules/test-data";
+import type { AppDeps } from "../../deps";
+import { ApiError, notFound } from "../../../domain/errors";
+import { checkLoopbackClient } from "../../guard";
+import { merchantRecord, REGENERABLE_KEYS } from "../../../services/merchants";
+import { ErrorBody, MerchantRecord } from "../../../domain/schemas/records";
 
-export { isLoopback } from "../guard";
+export { isLoopback } from "../../guard";
 
 /**
  * Guards a plugin to loopback clients unless --allow-remote-sandbox is set (src/http/guard.ts; the
