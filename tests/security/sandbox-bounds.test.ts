@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { clockLimitMessage, LATEST_CLOCK_MS, LATEST_CLOCK_TEXT } from "../../src/services/clock";
-import { SANDBOX_MESSAGES } from "../../src/http/routes/sandbox/merchants";
+import { SANDBOX_MESSAGES } from "../../src/http/routes/sandbox";
 import { CARD, otherMerchant, setup, type TestContext } from "../support/app";
 import { sql } from "../../src/storage/database";
 

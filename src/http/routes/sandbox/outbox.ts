@@ -4,7 +4,7 @@ import { pageRequest } from "../../../domain/pagination";
 import type { AppDeps } from "../../deps";
 import { notFound } from "../../../domain/errors";
 import { ErrorBody, PageOf, PageQuery } from "../../../domain/schemas/records";
-import { loopbackOnly, sandboxMerchant } from "./merchants";
+import { loopbackOnly, sandboxMerchant } from "./control";
 
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
 const NullableString = t.Union([t.String(), t.Null()]);
