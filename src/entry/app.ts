@@ -6,12 +6,10 @@ import type { Database, Executor } from "../storage/database";
 import { connectionOf } from "../storage/sqlite/connection";
 import { Elysia } from "elysia";
 import { chargeRoutes } from "../http/routes/charge";
-import { clockRoutes } from "../http/routes/clock";
 import { customerRoutes } from "../http/routes/customers";
 import { dashboardRoutes } from "../http/dashboard/routes";
 import { invoiceRoutes } from "../http/routes/invoices";
 import { publicInvoiceRoutes } from "../http/routes/invoices-public";
-import { outboxRoutes } from "../http/routes/outbox";
 import { receiptRoutes } from "../http/routes/receipts";
 import type { AppDeps } from "../http/deps";
 import type { Worker } from "../lib/worker";
@@ -37,7 +35,7 @@ import { sandboxRoutes } from "../http/routes/sandbox";
 import { selfRoutes } from "../http/routes/self";
 import { transactionRoutes } from "../http/routes/transactions";
 import { webpaymentRoutes } from "../http/routes/webpayment";
-import { webhookRoutes, webhookSandboxRoutes } from "../http/routes/webhooks";
+import { webhookRoutes } from "../http/routes/webhooks";
 import { DEFAULT_CONFIG, publicUrlOf, type Config } from "../lib/config";
 import { SandboxClock } from "../services/clock";
 import { EventBus } from "../domain/events";
@@ -283,17 +281,14 @@ export function composeApp(deps: AppDeps) {
     .use(publicInvoiceRoutes(deps))
     .use(invoiceRoutes(deps))
     .use(receiptRoutes(deps))
-    .use(outboxRoutes(deps))
     .use(hostedRoutes(deps))
     .use(chargeRoutes(deps))
     .use(transactionRoutes(deps))
     .use(depositRoutes(deps))
-    .use(clockRoutes(deps))
     .use(customerRoutes(deps))
     .use(paymentMethodRoutes(deps))
     .use(selfRoutes(deps))
     .use(webhookRoutes(deps))
-    .use(webhookSandboxRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(dashboardRoutes(deps));
   return app;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { TObject } from "@sinclair/typebox";
 import { DepositDetailItem, DepositRecord } from "../../src/domain/schemas/deposits";
 import { InvoiceRecord } from "../../src/domain/schemas/invoices";
-import { EmailRecord, SmsRecord } from "../../src/http/routes/outbox";
+import { EmailRecord, SmsRecord } from "../../src/http/routes/sandbox";
 import { DeliveryRecord, WebhookRecord } from "../../src/domain/schemas/webhooks";
 import {
   CustomerRecord,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, test } from "bun:test";
-import { MAX_ADVANCE_SECONDS } from "../../src/http/routes/clock";
+import { MAX_ADVANCE_SECONDS } from "../../src/http/routes/sandbox";
 import { STATE_MESSAGES } from "../../src/services/transactions";
 import type { SandboxEvent } from "../../src/domain/events";
 import { otherMerchant, setup, tokenize, waitFor, type TestContext } from "../support/app";

@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
-import { clockLimitMessage } from "../../services/clock";
-import { formatTimestamp } from "../../domain/time";
-import { ValidationFailed } from "../../domain/errors";
-import type { AppDeps } from "../deps";
-import { ErrorBody } from "../../domain/schemas/records";
-import { loopbackOnly, sandboxMerchant } from "./sandbox";
+import { clockLimitMessage } from "../../../services/clock";
+import { formatTimestamp } from "../../../domain/time";
+import { ValidationFailed } from "../../../domain/errors";
+import type { AppDeps } from "../../deps";
+import { ErrorBody } from "../../../domain/schemas/records";
+import { loopbackOnly, sandboxMerchant } from "./control";
 
 /** Ten years: far enough for any test, bounded so one request cannot run forever. */
 export const MAX_ADVANCE_SECONDS = 10 * 366 * 86_400;

@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
-import { ccOf, type EmailRow, type SmsRow } from "../../services/mail/mailer";
-import { pageRequest } from "../../domain/pagination";
-import type { AppDeps } from "../deps";
-import { notFound } from "../../domain/errors";
-import { ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
-import { loopbackOnly, sandboxMerchant } from "./sandbox";
+import { ccOf, type EmailRow, type SmsRow } from "../../../services/mail/mailer";
+import { pageRequest } from "../../../domain/pagination";
+import type { AppDeps } from "../../deps";
+import { notFound } from "../../../domain/errors";
+import { ErrorBody, PageOf, PageQuery } from "../../../domain/schemas/records";
+import { loopbackOnly, sandboxMerchant } from "./control";
 
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
 const NullableString = t.Union([t.String(), t.Null()]);

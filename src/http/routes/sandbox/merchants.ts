@@ -1,31 +1,9 @@
-import { SandboxControl } from "../../services/sandbox";
 import { Elysia, t } from "elysia";
-import { TEST_BANK, TEST_CARDS } from "../../../packages/rules/test-data";
-import type { AppDeps } from "../deps";
-import { ApiError, notFound } from "../../domain/errors";
-import { checkLoopbackClient } from "../guard";
-import { merchantRecord, REGENERABLE_KEYS } from "../../services/merchants";
-import { ErrorBody, MerchantRecord } from "../../domain/schemas/records";
-
-export { isLoopback } from "../guard";
-
-/**
- * Guards a plugin to loopback clients unless --allow-remote-sandbox is set (src/http/guard.ts; the
- * app's pipeline checks /_sandbox and the dashboard paths already, this keeps each plugin's
- * promise true wherever it is mounted). In-process requests (app.handle in tests) count as local.
- */
-export function loopbackOnly(deps: AppDeps) {
-  return new Elysia().onBeforeHandle({ as: "scoped" }, ({ request, server }) =>
-    checkLoopbackClient(request, deps.config, server),
-  );
-}
-
-/** The merchant a sandbox control acts on: the one whose API key is sent, else the default merchant. */
-export async function sandboxMerchant(deps: AppDeps, authorization: string | undefined) {
-  return authorization
-    ? deps.services.merchants.authenticateApiKey(authorization)
-    : deps.services.merchants.getDefault();
-}
+import type { AppDeps } from "../../deps";
+import { ApiError, notFound } from "../../../domain/errors";
+import { merchantRecord, REGENERABLE_KEYS } from "../../../services/merchants";
+import { ErrorBody, MerchantRecord } from "../../../domain/schemas/records";
+import { loopbackOnly, sandboxControl } from "./control";
 
 const Settings = t.Object({
   avs_zip: t.Optional(t.Boolean({ description: "address_zip required and checked" })),
@@ -51,8 +29,6 @@ const Settings = t.Object({
   receipt_send_declined: t.Optional(t.Boolean({ description: "e-mail a receipt for a declined pay() (default true)" })),
 });
 
-const TestCard = t.Object({ number: t.String(), brand: t.String(), outcome: t.String(), description: t.String() });
-
 /** Messages of the sandbox controls; tests compare against these. */
 export const SANDBOX_MESSAGES = {
   merchantCap: (max: number) =>
@@ -60,7 +36,8 @@ export const SANDBOX_MESSAGES = {
   defaultMerchant: "The default merchant cannot be deleted; POST /_sandbox/reset empties it instead.",
 } as const;
 
-export function sandboxRoutes(deps: AppDeps) {
+/** `/_sandbox/merchants`: merchants for tests, their settings and keys. */
+export function merchantRoutes(deps: AppDeps) {
   const { merchants } = deps.services;
   return new Elysia({ prefix: "/_sandbox", tags: ["Sandbox control"] })
     .use(loopbackOnly(deps))
@@ -146,40 +123,5 @@ export function sandboxRoutes(deps: AppDeps) {
           description: "The old values stop working at once. The default merchant's configured keys return at restart.",
         },
       },
-    )
-    .get("/test-cards", () => ({ cards: [...TEST_CARDS], bank: { ...TEST_BANK } }), {
-      response: {
-        200: t.Object({
-          cards: t.Array(TestCard),
-          bank: t.Object({ routing: t.String(), approvingAccount: t.String(), description: t.String() }),
-        }),
-        403: ErrorBody,
-      },
-      detail: { summary: "The test cards and bank account, with what each does" },
-    })
-    .post(
-      "/reset",
-      async ({ headers }) => {
-        const merchant = await sandboxMerchant(deps, headers.authorization);
-        const deleted = await sandboxControl(deps).reset(merchant.id);
-        await deps.clock.resetToRealTime(merchant.id);
-        return { deleted };
-      },
-      {
-        response: { 200: t.Object({ deleted: t.Record(t.String(), t.Integer()) }), 401: ErrorBody, 403: ErrorBody },
-        detail: {
-          summary:
-            "Delete every record of the acting merchant and put its clock back on real time (keys and settings stay)",
-        },
-      },
     );
-}
-
-const controls = new WeakMap<AppDeps, SandboxControl>();
-
-/** The app's SandboxControl (the reset and merchant deletion), made on first use. */
-function sandboxControl(deps: AppDeps): SandboxControl {
-  let control = controls.get(deps);
-  if (!control) controls.set(deps, (control = new SandboxControl(deps.db, deps.services, deps.clock)));
-  return control;
 }

@@ -1,0 +1,35 @@
+/**
+ * What every sandbox control shares: the loopback guard, the merchant a control acts on, and the
+ * app's SandboxControl (reset and merchant deletion).
+ */
+import { Elysia } from "elysia";
+import { SandboxControl } from "../../../services/sandbox";
+import type { AppDeps } from "../../deps";
+import { checkLoopbackClient } from "../../guard";
+
+/**
+ * Guards a plugin to loopback clients unless --allow-remote-sandbox is set (src/http/guard.ts; the
+ * app's pipeline checks /_sandbox and the dashboard paths already, this keeps each plugin's
+ * promise true wherever it is mounted). In-process requests (app.handle in tests) count as local.
+ */
+export function loopbackOnly(deps: AppDeps) {
+  return new Elysia().onBeforeHandle({ as: "scoped" }, ({ request, server }) =>
+    checkLoopbackClient(request, deps.config, server),
+  );
+}
+
+/** The merchant a sandbox control acts on: the one whose API key is sent, else the default merchant. */
+export async function sandboxMerchant(deps: AppDeps, authorization: string | undefined) {
+  return authorization
+    ? deps.services.merchants.authenticateApiKey(authorization)
+    : deps.services.merchants.getDefault();
+}
+
+const controls = new WeakMap<AppDeps, SandboxControl>();
+
+/** The app's SandboxControl (the reset and merchant deletion), made on first use. */
+export function sandboxControl(deps: AppDeps): SandboxControl {
+  let control = controls.get(deps);
+  if (!control) controls.set(deps, (control = new SandboxControl(deps.db, deps.services, deps.clock)));
+  return control;
+}

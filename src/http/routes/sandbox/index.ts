@@ -1,0 +1,32 @@
+/**
+ * The sandbox controls: every `/_sandbox` route, in one plugin the app mounts once. One file per
+ * control — the e-mail and SMS outboxes, the clock, webhook deliveries, merchants for tests, the
+ * test cards, the reset — and `control.ts` for what they share. Each control is guarded to loopback
+ * clients itself (unless --allow-remote-sandbox), so it stays guarded wherever it is mounted; the
+ * acting merchant is the one whose API key is sent, else the default merchant.
+ * tests/http/sandbox-module.test.ts checks that no other module registers a `/_sandbox` path.
+ */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps";
+import { clockRoutes } from "./clock";
+import { merchantRoutes } from "./merchants";
+import { outboxRoutes } from "./outbox";
+import { resetRoutes } from "./reset";
+import { testCardRoutes } from "./test-cards";
+import { webhookDeliveryRoutes } from "./webhook-deliveries";
+
+export { loopbackOnly, sandboxMerchant } from "./control";
+export { assertWithinClockLimit, MAX_ADVANCE_SECONDS } from "./clock";
+export { SANDBOX_MESSAGES } from "./merchants";
+export { EmailRecord, SmsRecord } from "./outbox";
+
+/** Every `/_sandbox` route (tagged "Sandbox control" in the OpenAPI document). */
+export function sandboxRoutes(deps: AppDeps) {
+  return new Elysia()
+    .use(outboxRoutes(deps))
+    .use(clockRoutes(deps))
+    .use(webhookDeliveryRoutes(deps))
+    .use(merchantRoutes(deps))
+    .use(testCardRoutes(deps))
+    .use(resetRoutes(deps));
+}
