@@ -81,6 +81,7 @@ describe("managing a webhook endpoint", () => {
     const sent = await c.call("POST", `/webhook/${hook.id}/test`);
     expect(sent.status).toBe(200);
     expect(sent.body.event).toBe("test");
+    expect(sent.body.status).toBe("pending"); // the delivery as created, however fast the receiver answers
     await waitFor(() => r.delivered().length === 1, 5000, "the test delivery");
     const got = r.delivered()[0]!;
     expect(got.event).toBe("test");

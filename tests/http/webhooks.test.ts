@@ -384,31 +384,27 @@ describe("webhook delivery to a real receiver", () => {
 });
 
 describe("webhook delivery under load", () => {
-  // Known bug, SQLite only for now: on PostgreSQL, under two parallel test workers, the stalled
-  // receiver sometimes does not see exactly eight requests within 15 s (1 run in 3 at the end of the
-  // session; it passes alone). Left open in the issue note rather than hidden behind a looser check.
-  const onPostgres = process.env.PAYSANDBOX_TEST_DB === "postgres";
-  (onPostgres ? test.skip : test)(
-    "one merchant's stalled receiver holds at most 8 requests and does not hold up another merchant",
-    async () => {
-      const c = await start({ webhookTimeoutMs: 8000 });
-      const stalled = receiver(() => "hang");
-      const healthy = receiver();
-      await subscribe(c, stalled.url, "create_customer");
-      const other = await otherMerchant(c);
-      await subscribe(c, healthy.url, "create_customer", other.api_key);
-      for (let i = 0; i < 12; i++) await createCustomer(c, { email: `busy${i}@example.com` });
-      await waitFor(() => stalled.received.length === 8, 15_000, "eight requests at the stalled receiver");
-      const out = (await c.deps.db.get<{ n: number }>(
-        sql`SELECT COUNT(*) AS n FROM webhook_attempts WHERE merchant_id = ${c.merchantId} AND finished = 0`,
-      ))!.n;
-      expect(out).toBe(8);
-      const theirs = await c.call("POST", "/customer", { body: { email: "other@example.com" }, auth: other.api_key });
-      await waitFor(() => healthy.delivered().length === 1, 15_000, "the other merchant's delivery");
-      expect(healthy.received[0]!.json.id).toBe(theirs.body.id);
-      expect(stalled.received).toHaveLength(8);
-    },
-  );
+  // The stalled receiver never answers: its requests end only by the webhook timeout (then the
+  // waiting deliveries go out). The timeout is far longer than the test, so "exactly eight" holds
+  // however slow the machine is; stopping the app aborts the requests still out.
+  test("one merchant's stalled receiver holds at most 8 requests and does not hold up another merchant", async () => {
+    const c = await start({ webhookTimeoutMs: 60_000 });
+    const stalled = receiver(() => "hang");
+    const healthy = receiver();
+    await subscribe(c, stalled.url, "create_customer");
+    const other = await otherMerchant(c);
+    await subscribe(c, healthy.url, "create_customer", other.api_key);
+    for (let i = 0; i < 12; i++) await createCustomer(c, { email: `busy${i}@example.com` });
+    await waitFor(() => stalled.received.length === 8, 15_000, "eight requests at the stalled receiver");
+    const out = (await c.deps.db.get<{ n: number }>(
+      sql`SELECT COUNT(*) AS n FROM webhook_attempts WHERE merchant_id = ${c.merchantId} AND finished = 0`,
+    ))!.n;
+    expect(out).toBe(8);
+    const theirs = await c.call("POST", "/customer", { body: { email: "other@example.com" }, auth: other.api_key });
+    await waitFor(() => healthy.delivered().length === 1, 15_000, "the other merchant's delivery");
+    expect(healthy.received[0]!.json.id).toBe(theirs.body.id);
+    expect(stalled.received).toHaveLength(8);
+  });
 });
 
 describe("the sandbox delivery log and redelivery", () => {

@@ -192,10 +192,11 @@ export class WebhookService {
   /**
    * Queues a test delivery to one webhook (event `test`, a small sample body), due now, signed
    * like every other: the way to check a receiver's signature code without making a payment.
+   * Answers the delivery as created (pending), read in the unit of work, like `redeliver`.
    */
   async sendTest(merchantId: string, id: string): Promise<Delivery> {
     const now = this.clock.now(merchantId);
-    const deliveryId = await this.db.transaction(async (tx) => {
+    const created = await this.db.transaction(async (tx) => {
       const hook = await this.get(merchantId, id, tx);
       if (hook.deleted_at) throw invalidState("This webhook was deleted; it receives nothing more.");
       if (hook.disabled_at) throw invalidState("This webhook is disabled; enable it to send a test event.");
@@ -221,11 +222,11 @@ export class WebhookService {
           createdAt: stamp,
         },
       ]);
-      return fresh;
+      return this.delivery(merchantId, fresh, tx);
     });
     this.written(merchantId, now.getTime());
     await this.runDueJobs(merchantId);
-    return this.delivery(merchantId, deliveryId);
+    return created;
   }
 
   /** Runs the merchant's due jobs now, so the dispatcher sends a new delivery without waiting for the next second. */
@@ -286,19 +287,21 @@ export class WebhookService {
   }
 
   /** One delivery of this merchant; 404 for none or another merchant's. */
-  async delivery(merchantId: string, id: string): Promise<Delivery> {
-    const row = await repo.findDelivery(this.db, merchantId, id);
+  async delivery(merchantId: string, id: string, ex: Executor = this.db): Promise<Delivery> {
+    const row = await repo.findDelivery(ex, merchantId, id);
     if (!row) throw notFound("Webhook delivery");
-    return (await this.deliveryRecords([row]))[0]!;
+    return (await this.deliveryRecords([row], ex))[0]!;
   }
 
   /**
    * Sends a delivery again: a new delivery of the same body to the same webhook, due now,
    * which keeps the per-record order (it waits for earlier pending deliveries of the record).
+   * The answer is the delivery as created (pending), read in the unit of work: once committed
+   * the dispatcher (of this or another process) may deliver it before a later read.
    */
   async redeliver(merchantId: string, id: string): Promise<Delivery> {
     const now = this.clock.now(merchantId);
-    const newId = await this.db.transaction(async (tx) => {
+    const created = await this.db.transaction(async (tx) => {
       const original = await repo.findDelivery(tx, merchantId, id);
       if (!original) throw notFound("Webhook delivery");
       const hook = await this.get(merchantId, original.webhook_id, tx);
@@ -317,16 +320,16 @@ export class WebhookService {
           createdAt: formatTimestamp(now),
         },
       ]);
-      return fresh;
+      return this.delivery(merchantId, fresh, tx);
     });
     this.written(merchantId, now.getTime());
     await this.runDueJobs(merchantId);
-    return this.delivery(merchantId, newId);
+    return created;
   }
 
-  private async deliveryRecords(rows: DeliveryWithTarget[]): Promise<Delivery[]> {
+  private async deliveryRecords(rows: DeliveryWithTarget[], ex: Executor = this.db): Promise<Delivery[]> {
     const attempts = await repo.attemptsOf(
-      this.db,
+      ex,
       rows.map((row) => row.id),
     );
     return rows.map((row) => deliveryRecord(row, attempts.get(row.id) ?? []));
