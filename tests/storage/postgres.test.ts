@@ -390,7 +390,8 @@ describe("without PostgreSQL installed", () => {
   const runFixture = async (ci: string) => {
     const proc = Bun.spawn([process.execPath, "test", "./tests/storage/fixtures/needs-postgres.ts"], {
       cwd: resolve(import.meta.dir, "../.."),
-      env: { ...process.env, PAYSANDBOX_PG_BIN: "/nonexistent", CI: ci },
+      // The fixture decides for itself: the test dialect of this run (PAYSANDBOX_TEST_DB) is not passed on.
+      env: { ...process.env, PAYSANDBOX_TEST_DB: "", PAYSANDBOX_PG_BIN: "/nonexistent", CI: ci },
       stdout: "pipe",
       stderr: "pipe",
     });

@@ -9,6 +9,7 @@ import m020 from "./020_outbox_order.sql" with { type: "text" };
 import m025 from "./025_one_default_merchant.sql" with { type: "text" };
 import m026 from "./026_rate_limit_buckets.sql" with { type: "text" };
 import m030 from "./030_insertion_order.sql" with { type: "text" };
+import m031 from "./031_invoice_transactions.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -24,4 +25,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 26, name: "026_rate_limit_buckets", sql: m026 },
   // PostgreSQL only: SQLite's twin is its rowid.
   { version: 30, name: "030_insertion_order", sql: m030 },
+  { version: 31, name: "031_invoice_transactions", sql: m031 },
 ];

@@ -1,0 +1,58 @@
+/**
+ * The batched child loads seek their rows through an index, whatever the size of the merchant:
+ * SQLite's own EXPLAIN QUERY PLAN of the exact statement a repository sends. A plan that walks
+ * every transaction of the merchant makes a page of invoices cost O(the merchant's history).
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { sql, type Executor, type Sql } from "../../src/storage/database";
+import { openSqlite } from "../../src/storage/sqlite/database";
+import * as transactions from "../../src/storage/repositories/transactions";
+
+const db = openSqlite(":memory:");
+afterAll(() => db.close());
+
+/** Runs `read` against an executor that records the statement and answers nothing. */
+async function statementOf(read: (ex: Executor) => Promise<unknown>): Promise<Sql> {
+  const seen: Sql[] = [];
+  const spy: Executor = {
+    dialect: "sqlite",
+    all: async (query) => (seen.push(query), []),
+    get: async (query) => (seen.push(query), undefined),
+    run: async (query) => (seen.push(query), { changes: 0 }),
+  };
+  await read(spy);
+  expect(seen).toHaveLength(1);
+  return seen[0]!;
+}
+
+async function planOf(query: Sql): Promise<string> {
+  const rows = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query}`);
+  return rows.map((row) => row.detail).join(" | ");
+}
+
+const ids = (n: number) =>
+  Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
+
+describe("query plans of the batched loads", () => {
+  for (const count of [1, 2, 20, 100]) {
+    test(`the transactions of ${count} invoice(s) are sought by invoice id, never by walking the merchant`, async () => {
+      const query = await statementOf((ex) => transactions.transactionsOfInvoices(ex, "merchant", ids(count)));
+      const plan = await planOf(query);
+      expect(plan).toContain("USING INDEX transactions_by_invoice (invoice_id=? AND merchant_id=?)");
+      expect(plan).not.toContain("transactions_by_customer");
+      expect(plan).not.toMatch(/SCAN transactions\b/);
+    });
+  }
+
+  test("the transactions of one invoice are sought by invoice id", async () => {
+    const query = await statementOf((ex) => transactions.transactionsOfInvoice(ex, "merchant", "invoice"));
+    expect(await planOf(query)).toContain("USING INDEX transactions_by_invoice");
+  });
+
+  test("the children of a page of transactions are sought by parent id", async () => {
+    const query = await statementOf((ex) => transactions.childrenOf(ex, ids(20)));
+    const plan = await planOf(query);
+    expect(plan).toMatch(/USING INDEX transactions_(by_parent|children) \(parent_id=\?\)/);
+    expect(plan).not.toMatch(/SCAN transactions\b/);
+  });
+});
