@@ -662,7 +662,7 @@ async function main() {
       ],
       [
         "SQL statements per POST /charge",
-        `${sql.total}: ${sql.read} read, ${sql.write} write, ${sql.control} transaction control (BEGIN/COMMIT shared by concurrent requests)`,
+        `${sql.total}: ${sql.read} read, ${sql.write} write, ${sql.control} control (BEGIN/COMMIT shared by concurrent requests, SAVEPOINT/RELEASE, the merchant cache's PRAGMA data_version)`,
         "≤ 2 writes; reads: only the payment method and its customer",
         sql.write <= 2 && sql.read <= 2,
       ],

@@ -150,6 +150,12 @@ export function validateMethod(input: Input, errors: FieldErrors = {}): FieldErr
  */
 export function parseTotalCents(value: unknown): { cents: number } | { error: string } {
   let text: string;
+  if (typeof value === "number" && value > 0 && value < 1e8) {
+    // The usual case (a JSON number with at most two decimals), without text: `value` has at most
+    // two decimals exactly when it is the double nearest to its cents / 100.
+    const cents = Math.round(value * 100);
+    if (cents / 100 === value && cents <= LIMITS.maxTotalCents) return { cents };
+  }
   if (typeof value === "number") {
     if (!Number.isFinite(value)) return { error: MESSAGES.totalNumeric };
     text = String(value);

@@ -134,6 +134,26 @@ function holdsNul(value: unknown): boolean {
 }
 
 /**
+ * The path of an absolute request URL as `new URL(href).pathname` gives it, without parsing the
+ * whole URL for the usual path (letters, digits, "/", "-", "_"). Anything URL parsing could
+ * rewrite (dot segments, escapes, backslashes) takes the full parse, so the sandbox-control guard
+ * sees what the URL standard says.
+ */
+function pathOf(href: string): string {
+  const start = href.indexOf("/", href.indexOf("//") + 2);
+  if (start >= 0) {
+    const query = href.indexOf("?", start);
+    const hash = href.indexOf("#", start);
+    const end = Math.min(query < 0 ? href.length : query, hash < 0 ? href.length : hash);
+    const path = href.slice(start, end);
+    if (PLAIN_PATH.test(path)) return path;
+  }
+  return new URL(href).pathname;
+}
+
+const PLAIN_PATH = /^[A-Za-z0-9/_-]*$/;
+
+/**
  * NUL in the path or query: no record id or route holds it, and PostgreSQL text cannot (SQLite's
  * can), so it is answered the same on both before it reaches a query: a 404 in the path, a 422
  * naming the parameter in the query.
@@ -247,9 +267,9 @@ export function composeApp(deps: AppDeps) {
     .onRequest(({ request, set, server }) => {
       if (deps.config.logRequests) requestIds.set(request, { id: crypto.randomUUID(), start: performance.now() });
       checkHost(request, deps.config, hosts, server);
-      const url = new URL(request.url);
-      refuseNul(url);
-      const path = url.pathname;
+      const href = request.url;
+      if (href.includes("%00")) refuseNul(new URL(href));
+      const path = pathOf(href);
       if (isControlPath(path)) {
         checkLoopbackClient(request, deps.config, server);
         checkCrossSite(request, requestHost(request, deps.config));

@@ -91,14 +91,22 @@ export class HostAllowlist {
     return listeningPort === undefined || port === String(listeningPort);
   }
 
+  /** The public URL last parsed, and its host name and port (parsed once, not per request). */
+  private parsed: { url: string; hostname: string; port: string; defaultPort: string } | null = null;
+
   private matchesPublicUrl(name: string, port: string): boolean {
-    try {
-      const url = new URL(this.publicUrl());
-      const defaultPort = url.protocol === "https:" ? "443" : "80";
-      return url.hostname.toLowerCase() === name && (url.port || defaultPort) === (port || defaultPort);
-    } catch {
-      return false;
+    const text = this.publicUrl();
+    if (this.parsed?.url !== text) {
+      try {
+        const url = new URL(text);
+        const defaultPort = url.protocol === "https:" ? "443" : "80";
+        this.parsed = { url: text, hostname: url.hostname.toLowerCase(), port: url.port || defaultPort, defaultPort };
+      } catch {
+        return false;
+      }
     }
+    const { hostname, port: publicPort, defaultPort } = this.parsed;
+    return hostname === name && publicPort === (port || defaultPort);
   }
 }
 

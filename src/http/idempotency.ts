@@ -60,14 +60,16 @@ export function idempotency(deps: AppDeps) {
             const scope = typeof route === "string" ? route : route.scope;
             const request = typeof route === "string" ? (body ?? {}) : route.request({ body, params });
             let afterCommit: (() => Promise<unknown>) | undefined;
+            const key = idempotencyKeyOf(headers, body);
             const result = await runIdempotent(
               deps.db,
               {
                 merchantId: merchant.id,
-                scope: fillScope(scope, params),
-                key: idempotencyKeyOf(headers, body),
+                // Scope and time are stored with a key; without one (most writes) neither is needed.
+                scope: key === undefined ? scope : fillScope(scope, params),
+                key,
                 body: request,
-                now: await deps.clock.timestamp(merchant.id),
+                now: key === undefined ? "" : await deps.clock.timestamp(merchant.id),
               },
               async (tx) => {
                 const answer = await work(tx);

@@ -245,13 +245,24 @@ const WEBHOOK_ENTRY = /^(?:\*|\*\.[a-z0-9.-]+|[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d
 /** An SMTP allowlist entry: an address, @domain, or * alone. */
 const SMTP_ENTRY = /^(?:\*|@[a-z0-9.-]+\.[a-z]{2,}|[^\s@,]+@[a-z0-9.-]+\.[a-z]{2,})$/i;
 
+/** What a boolean flag (`--log-requests=off`) or its environment variable may say; anything else stops start-up. */
+const TRUE_WORDS = ["1", "true", "yes", "on"];
+const FALSE_WORDS = ["0", "false", "no", "off", ""];
+
 function convert(option: Option, raw: string): string | number | boolean | string[] {
   if (option.kind === "list")
     return raw
       .split(",")
       .map((part) => part.trim())
       .filter(Boolean);
-  if (option.kind === "boolean") return !["0", "false", "no", "off", ""].includes(raw.toLowerCase());
+  if (option.kind === "boolean") {
+    const word = raw.trim().toLowerCase();
+    if (TRUE_WORDS.includes(word)) return true;
+    if (FALSE_WORDS.includes(word)) return false;
+    throw new ConfigError(
+      `${option.flag} (${option.env}) is on or off: expects one of ${[...TRUE_WORDS, ...FALSE_WORDS.filter(Boolean)].join(", ")}, got "${raw}"`,
+    );
+  }
   if (option.kind === "number") {
     const value = Number(raw);
     if (raw.trim() === "" || !Number.isFinite(value)) {

@@ -131,11 +131,20 @@ export class MerchantService {
   /**
    * Merchants by the SHA-256 of their API key and of their web payments token: every authenticated
    * request resolves its merchant here instead of with a SELECT (README "Performance"). Only hits
-   * are kept, so unknown keys cannot grow it. Every write to a merchant goes through this service
-   * and empties both maps (`changed()`), so a changed key or setting is seen by the next request.
+   * are kept, so unknown keys cannot grow it. Every write to a merchant through this process goes
+   * through this service and empties both maps (`changed()`), so a changed key or setting is seen
+   * by the next request. A write by another process is seen through the database's mark of foreign
+   * commits (SQLite's data_version: a second process on the same file empties the maps with its
+   * next commit); where there is no such mark (PostgreSQL, several processes) nothing is cached.
    */
   private readonly byApiKeyHash = new Map<string, MerchantRow>();
   private readonly byTokenHash = new Map<string, MerchantRow>();
+  /** Bumped by every `changed()`: a row read before a change is not cached after it. */
+  private generation = 0;
+  /** The database's foreign-commit mark the maps were filled under. */
+  private cachedUnder: number | null = null;
+  /** Merchant lookups that went to the database (tests read it: a cache hit costs none). */
+  lookups = 0;
 
   constructor(
     private readonly db: Database,
@@ -144,6 +153,7 @@ export class MerchantService {
 
   /** Forgets every cached merchant: each write of this service calls it, and so must a delete elsewhere. */
   changed(): void {
+    this.generation++;
     this.byApiKeyHash.clear();
     this.byTokenHash.clear();
   }
@@ -153,14 +163,22 @@ export class MerchantService {
     secret: string,
   ): Promise<MerchantRow | null> {
     const hash = sha256Hex(secret);
+    const mark = this.db.foreignCommitMark();
+    if (mark !== this.cachedUnder) {
+      // Another process committed (it may have changed a key), or nothing may be cached at all.
+      this.changed();
+      this.cachedUnder = mark;
+    }
     const cache = column === "api_key_hash" ? this.byApiKeyHash : this.byTokenHash;
     let row = cache.get(hash) ?? null;
     if (!row) {
+      this.lookups++;
+      const generation = this.generation;
       row =
         (column === "api_key_hash"
           ? await repo.findMerchantByApiKeyHash(this.db, hash)
           : await repo.findMerchantByTokenHash(this.db, hash)) ?? null;
-      if (row) cache.set(hash, row);
+      if (row && mark !== null && generation === this.generation) cache.set(hash, row);
     }
     // The lookup is by hash, so its timing says nothing about the key; confirm in constant time.
     if (!row) return null;

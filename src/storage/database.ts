@@ -104,6 +104,14 @@ export interface Database extends Executor {
    * held them failed (SQLite's group commit shares one commit between concurrent requests).
    */
   settled(): Promise<void>;
+  /**
+   * For a per-process cache of shared records (the merchant by key): a mark that stays the same
+   * while no other connection has committed to this database, or null when that cannot be known
+   * without a query — on PostgreSQL other processes commit at any time, so a cache must not be
+   * trusted there. SQLite answers from `PRAGMA data_version` (no I/O): another process writing the
+   * same file changes it; this connection's own commits do not.
+   */
+  foreignCommitMark(): number | null;
   close(): Promise<void>;
 }
 

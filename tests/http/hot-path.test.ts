@@ -59,15 +59,21 @@ describe("SQL statements per POST /charge", () => {
     const res = await server.call("POST", "/charge", { payment_method_id: pm.id, total: 10.5 });
     expect(res.status).toBe(200);
     const count = server.counter.take();
-    // The payment method and its customer (both named by the request), the transaction (INSERT …
-    // RETURNING). The merchant comes from the key cache, the webhooks from the outbox cache, the
-    // record from what was read and written.
+    // The payment method and its customer (both named by the request), the transaction (INSERT;
+    // the row is what it wrote plus the table's defaults). The merchant comes from the key cache,
+    // the webhooks from the outbox cache, the record from what was read and written.
     expect(count.log.filter((sql) => !/^(BEGIN|COMMIT|SAVEPOINT|RELEASE)/.test(sql))).toEqual([
+      // The merchant cache's check that no other process has committed since it was filled (no I/O).
+      "PRAGMA data_version",
       expect.stringMatching(/^SELECT \* FROM payment_methods/),
       expect.stringMatching(/^SELECT \* FROM customers/),
       expect.stringMatching(/^INSERT INTO transactions/),
     ]);
-    expect({ read: count.read, write: count.write, control: count.control }).toEqual({ read: 2, write: 1, control: 4 });
+    expect({ read: count.read, write: count.write, control: count.control }).toEqual({ read: 2, write: 1, control: 5 });
+    // The record built without reading the row back is the stored one, field for field.
+    const stored = await server.call("GET", `/transaction/${res.body.id}`);
+    expect(stored.status).toBe(200);
+    expect(res.body).toEqual(stored.body);
   });
 
   test("with an Idempotency-Key a charge adds one read and one write (the stored answer); a replay is one read", async () => {

@@ -395,7 +395,21 @@ describe("webhook delivery under load", () => {
     const other = await otherMerchant(c);
     await subscribe(c, healthy.url, "create_customer", other.api_key);
     for (let i = 0; i < 12; i++) await createCustomer(c, { email: `busy${i}@example.com` });
-    await waitFor(() => stalled.received.length === 8, 15_000, "eight requests at the stalled receiver");
+    await waitFor(() => stalled.received.length === 8, 15_000, "eight requests at the stalled receiver").catch(
+      async (error) => {
+        // What the dispatcher had done, so a failure says where it stopped.
+        const deliveries = await c.deps.db.all(
+          sql`SELECT status, attempts, claimed_by, next_attempt_at_ms FROM webhook_deliveries WHERE merchant_id = ${c.merchantId}`,
+        );
+        const attempts = await c.deps.db.all(
+          sql`SELECT delivery_id, finished, error FROM webhook_attempts WHERE merchant_id = ${c.merchantId}`,
+        );
+        const dispatchers = await c.deps.db.all(sql`SELECT * FROM webhook_dispatchers`);
+        throw new Error(
+          `${(error as Error).message}: the receiver got ${stalled.received.length}; deliveries ${JSON.stringify(deliveries)}; attempts ${JSON.stringify(attempts)}; dispatchers ${JSON.stringify(dispatchers)}; now ${Date.now()}`,
+        );
+      },
+    );
     const out = (await c.deps.db.get<{ n: number }>(
       sql`SELECT COUNT(*) AS n FROM webhook_attempts WHERE merchant_id = ${c.merchantId} AND finished = 0`,
     ))!.n;

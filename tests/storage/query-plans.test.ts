@@ -6,7 +6,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { sql, type Executor, type Sql } from "../../src/storage/database";
 import { openSqlite } from "../../src/storage/sqlite/database";
+import * as customers from "../../src/storage/repositories/customers";
+import * as deposits from "../../src/storage/repositories/deposits";
+import * as emails from "../../src/storage/repositories/emails";
 import * as transactions from "../../src/storage/repositories/transactions";
+import * as webhooks from "../../src/storage/repositories/webhooks";
 
 const db = openSqlite(":memory:");
 afterAll(() => db.close());
@@ -33,7 +37,7 @@ async function planOf(query: Sql): Promise<string> {
 const ids = (n: number) =>
   Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
 
-describe("query plans of the batched loads", () => {
+describe("query plans of the batched loads and the per-record lookups", () => {
   for (const count of [1, 2, 20, 100]) {
     test(`the transactions of ${count} invoice(s) are sought by invoice id, never by walking the merchant`, async () => {
       const query = await statementOf((ex) => transactions.transactionsOfInvoices(ex, "merchant", ids(count)));
@@ -54,5 +58,45 @@ describe("query plans of the batched loads", () => {
     const plan = await planOf(query);
     expect(plan).toMatch(/USING INDEX transactions_(by_parent|children) \(parent_id=\?\)/);
     expect(plan).not.toMatch(/SCAN transactions\b/);
+  });
+
+  test("tokenize's customer match seeks the match key, never walking the merchant's customers in date order", async () => {
+    const query = await statementOf((ex) =>
+      customers.findCustomerByMatchKey(ex, "merchant", "ada|lovelace|ada@example.com"),
+    );
+    const plan = await planOf(query);
+    expect(plan).toContain("USING INDEX customers_by_match (merchant_id=? AND match_key=?)");
+    expect(plan).not.toContain("TEMP B-TREE");
+  });
+
+  test("the deliveries of one record are sought by record, newest first without a sort", async () => {
+    const filters = { recordId: "record" };
+    for (const query of [
+      await statementOf((ex) => webhooks.countDeliveries(ex, "merchant", filters)),
+      await statementOf((ex) => webhooks.listDeliveries(ex, "merchant", filters, 20, 0)),
+    ]) {
+      const plan = await planOf(query);
+      expect(plan).toContain("webhook_deliveries_of_record (merchant_id=? AND record_id=?)");
+      expect(plan).not.toContain("TEMP B-TREE");
+    }
+  });
+
+  test("the e-mails of one transaction, of one invoice, or of both are sought by them", async () => {
+    for (const filters of [{ transactionId: "t" }, { invoiceId: "i" }, { transactionId: "t", invoiceId: "i" }]) {
+      for (const query of [
+        await statementOf((ex) => emails.countEmails(ex, "merchant", filters)),
+        await statementOf((ex) => emails.listEmails(ex, "merchant", filters, 20, 0)),
+      ]) {
+        const plan = await planOf(query);
+        expect(plan).toMatch(/emails_of_(transaction|invoice) \(merchant_id=\? AND (transaction|invoice)_id=\?\)/);
+        expect(plan).not.toContain("emails_by_seq (merchant_id=?)");
+      }
+    }
+  });
+
+  test("a clock advance counts the merchant's settled rows through their own index, not every transaction", async () => {
+    const plan = await planOf(await statementOf((ex) => deposits.settlementCounts(ex, "merchant")));
+    expect(plan).toContain("transactions_settled (merchant_id=? AND type=?)");
+    expect(plan).not.toContain("transactions_by_customer");
   });
 });

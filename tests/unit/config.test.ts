@@ -23,6 +23,27 @@ describe("config", () => {
     expect(config.quiet).toBe(true);
   });
 
+  test("--log-requests (request lines, off by default): on with the flag, its env variable or an explicit on-word; off with an off-word", () => {
+    expect(loadConfig([], {}).logRequests).toBe(false);
+    expect(loadConfig(["--log-requests"], {}).logRequests).toBe(true);
+    expect(loadConfig(["--log-requests=on"], {}).logRequests).toBe(true);
+    expect(loadConfig(["--log-requests=false"], {}).logRequests).toBe(false);
+    expect(loadConfig([], { PAYSANDBOX_LOG_REQUESTS: "1" }).logRequests).toBe(true);
+    expect(loadConfig([], { PAYSANDBOX_LOG_REQUESTS: "Off" }).logRequests).toBe(false);
+    // The flag overrides its env variable.
+    expect(loadConfig(["--log-requests=no"], { PAYSANDBOX_LOG_REQUESTS: "yes" }).logRequests).toBe(false);
+  });
+
+  test("a boolean flag or env variable with a value that is neither on nor off stops start-up and says what it expects", () => {
+    expect(() => loadConfig(["--log-requests=maybe"], {})).toThrow(
+      new ConfigError(
+        '--log-requests (PAYSANDBOX_LOG_REQUESTS) is on or off: expects one of 1, true, yes, on, 0, false, no, off, got "maybe"',
+      ),
+    );
+    expect(() => loadConfig([], { PAYSANDBOX_LOG_REQUESTS: "verbose" })).toThrow(/--log-requests .* got "verbose"/);
+    expect(() => loadConfig([], { PAYSANDBOX_QUIET: "2" })).toThrow(/--quiet \(PAYSANDBOX_QUIET\) is on or off/);
+  });
+
   test("a public URL, when given, is used as is without a trailing slash", () => {
     expect(publicUrlOf(loadConfig(["--public-url", "https://pay.test/"], {}))).toBe("https://pay.test");
   });

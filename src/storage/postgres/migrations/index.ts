@@ -10,6 +10,7 @@ import m025 from "./025_one_default_merchant.sql" with { type: "text" };
 import m026 from "./026_rate_limit_buckets.sql" with { type: "text" };
 import m030 from "./030_insertion_order.sql" with { type: "text" };
 import m031 from "./031_invoice_transactions.sql" with { type: "text" };
+import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -26,4 +27,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   // PostgreSQL only: SQLite's twin is its rowid.
   { version: 30, name: "030_insertion_order", sql: m030 },
   { version: 31, name: "031_invoice_transactions", sql: m031 },
+  { version: 32, name: "032_lookup_indexes", sql: m032 },
 ];

@@ -14,6 +14,7 @@ import m020 from "./020_outbox_order.sql" with { type: "text" };
 import m025 from "./025_one_default_merchant.sql" with { type: "text" };
 import m026 from "./026_rate_limit_buckets.sql" with { type: "text" };
 import m031 from "./031_invoice_transactions.sql" with { type: "text" };
+import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 25, name: "025_one_default_merchant", sql: m025 },
   { version: 26, name: "026_rate_limit_buckets", sql: m026 },
   { version: 31, name: "031_invoice_transactions", sql: m031 },
+  { version: 32, name: "032_lookup_indexes", sql: m032 },
 ];
