@@ -18,8 +18,11 @@ import type { Database as BunDatabase } from "bun:sqlite";
 
 /** Group-commit batches before the thread starts: a sandbox used by hand never pays for it. */
 export const START_AFTER_BATCHES = 200;
-/** Ask for a checkpoint every this many batches (when none is running). */
-const EVERY_BATCHES = 16;
+/** WAL frames (pages, ~8 MB) a checkpoint should find: fewer, larger checkpoints copy a hot page fewer times. */
+const TARGET_FRAMES = 2000;
+/** Bounds of the number of batches between two checkpoints (it adapts to the pages per batch). */
+const MIN_EVERY = 4;
+const MAX_EVERY = 4096;
 /** The main connection's own checkpoint once the thread runs: only if the WAL passes ~64 MB. */
 const BACKSTOP_PAGES = 16_384;
 /** SQLite's own default, restored should the thread fail. */
@@ -64,6 +67,8 @@ export class BackgroundCheckpointer {
   private worker: Worker | undefined;
   private inFlight = false;
   private batchesSinceAsk = 0;
+  /** Batches between two checkpoints: adapted after each so that a checkpoint finds ~TARGET_FRAMES pages. */
+  private every = 16;
   private closing: Promise<void> | undefined;
   private closed = false;
   readonly stats: CheckpointStats = { checkpoints: 0, started: false };
@@ -81,7 +86,7 @@ export class BackgroundCheckpointer {
       if (batches < START_AFTER_BATCHES) return;
       this.start();
     }
-    if (++this.batchesSinceAsk < EVERY_BATCHES || this.inFlight) return;
+    if (++this.batchesSinceAsk < this.every || this.inFlight) return;
     this.batchesSinceAsk = 0;
     this.inFlight = true;
     this.worker!.postMessage({ checkpoint: true });
@@ -93,12 +98,20 @@ export class BackgroundCheckpointer {
     // The thread must never keep the process alive, nor delay its exit.
     (worker as Worker & { unref(): void }).unref();
     worker.onmessage = (event: MessageEvent) => {
-      const message = event.data as { opened?: boolean; checkpointed?: unknown; error?: string };
+      const message = event.data as {
+        opened?: boolean;
+        checkpointed?: { busy: number; log: number; checkpointed: number };
+        error?: string;
+      };
       // The worker loads its source asynchronously: the URL may go only once it runs.
       if (message.opened) URL.revokeObjectURL(url);
       else if (message.checkpointed) {
         this.inFlight = false;
         this.stats.checkpoints++;
+        // `log` is the WAL's frames since its last reset, which follows each complete checkpoint:
+        // about the pages written since the previous one. Scale the interval toward TARGET_FRAMES.
+        const frames = Math.max(1, message.checkpointed.log);
+        this.every = Math.min(MAX_EVERY, Math.max(MIN_EVERY, Math.round((this.every * TARGET_FRAMES) / frames)));
       } else if (message.error) {
         this.inFlight = false;
         this.onError(`background WAL checkpoint failed: ${message.error}`);
