@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Database } from "../../src/storage/database";
+import { sql, type Database } from "../../src/storage/database";
 import { openSqlite } from "../../src/storage/sqlite/database";
 import { openPostgres } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
@@ -74,6 +74,7 @@ async function race(one: Database, two: Database, merchantId: string): Promise<M
   const worker = async (db: Database, name: string) => {
     for (;;) {
       const rows = await webhooks.claimDue(db, name, merchantId, DUE_MS, 3);
+      expect(rows.length).toBeLessThanOrEqual(3);
       if (rows.length === 0) return;
       for (const row of rows) claimedBy.set(row.id, [...(claimedBy.get(row.id) ?? []), name]);
     }
@@ -138,4 +139,41 @@ describePostgres("webhook claims on PostgreSQL (two connections)", () => {
     },
     POSTGRES_TIMEOUT_MS,
   );
+});
+
+describePostgres("a PostgreSQL claim takes at most its limit, whatever the plan", () => {
+  // The dispatcher's per-merchant cap (8 requests out) is the claim's limit. A plan that scans the
+  // picked rows again while the UPDATE runs (a nested loop) sees the rows it has just claimed as
+  // locked by itself, skips them, and picks more: 9 requests out at a stalled receiver (seen under
+  // load in the webhook suite). The plan is forced here so the check does not depend on statistics.
+  for (const plan of ["default", "nested loop"]) {
+    test(
+      `${plan}: 3 of 20 ready deliveries, then 3 more, never more`,
+      async () => {
+        const url = await postgresDatabase("webhook_claim_limit");
+        const db = await openPostgres(url);
+        await migratePostgres(db);
+        try {
+          const merchantId = await seed(db, 20);
+          for (const round of [1, 2]) {
+            const rows = await db.transaction(async (tx) => {
+              if (plan === "nested loop") {
+                await tx.run(sql`SET LOCAL enable_hashjoin = off`);
+                await tx.run(sql`SET LOCAL enable_mergejoin = off`);
+              }
+              return webhooks.claimDue(tx, "one", merchantId, DUE_MS, 3);
+            });
+            expect(rows).toHaveLength(3);
+            const claimed = await db.get<{ n: number }>(
+              sql`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE claimed_by = 'one'`,
+            );
+            expect(Number(claimed!.n)).toBe(3 * round);
+          }
+        } finally {
+          await db.close();
+        }
+      },
+      POSTGRES_TIMEOUT_MS,
+    );
+  }
 });

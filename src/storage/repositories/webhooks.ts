@@ -284,19 +284,28 @@ export async function claimDue(
   nowMs: number,
   limit: number,
 ): Promise<ClaimedDelivery[]> {
-  const lock = ex.dialect === "postgres" ? sql.raw("FOR UPDATE OF d SKIP LOCKED") : sql``;
+  const due = sql`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.merchant_id = ${merchantId} AND d.status = 'pending' AND d.claimed_by IS NULL
+        AND d.next_attempt_at_ms <= ${nowMs} AND w.deleted_at IS NULL AND w.disabled_at IS NULL
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries e
+          WHERE e.webhook_id = d.webhook_id AND e.record_id = d.record_id AND e.status = 'pending' AND e.seq < d.seq)
+      ORDER BY d.seq LIMIT ${limit}`;
+  // PostgreSQL: the rows are picked and locked once, in a materialized CTE. In
+  // "UPDATE … WHERE id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)" the subquery
+  // may run again as the UPDATE goes, skip the rows the UPDATE has just claimed (locked by itself) and pick
+  // more: a claim of 3 took all 20 ready rows (tests/storage/webhook-claims.test.ts), which broke
+  // the dispatcher's cap of requests out per merchant.
   const claimed = await ex.all<{ id: string }>(
-    sql`UPDATE webhook_deliveries SET claimed_by = ${dispatcherId}
-        WHERE id IN (
-          SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-          WHERE d.merchant_id = ${merchantId} AND d.status = 'pending' AND d.claimed_by IS NULL
-            AND d.next_attempt_at_ms <= ${nowMs} AND w.deleted_at IS NULL AND w.disabled_at IS NULL
-            AND NOT EXISTS (
-              SELECT 1 FROM webhook_deliveries e
-              WHERE e.webhook_id = d.webhook_id AND e.record_id = d.record_id AND e.status = 'pending' AND e.seq < d.seq)
-          ORDER BY d.seq LIMIT ${limit} ${lock})
-        AND status = 'pending' AND claimed_by IS NULL
-        RETURNING id`,
+    ex.dialect === "postgres"
+      ? sql`WITH picked AS MATERIALIZED (${due} FOR UPDATE OF d SKIP LOCKED)
+            UPDATE webhook_deliveries SET claimed_by = ${dispatcherId}
+            FROM picked WHERE webhook_deliveries.id = picked.id
+              AND webhook_deliveries.status = 'pending' AND webhook_deliveries.claimed_by IS NULL
+            RETURNING webhook_deliveries.id`
+      : sql`UPDATE webhook_deliveries SET claimed_by = ${dispatcherId}
+            WHERE id IN (${due}) AND status = 'pending' AND claimed_by IS NULL
+            RETURNING id`,
   );
   if (claimed.length === 0) return [];
   const ids = sql.join(claimed.map((row) => sql`${row.id}`));
