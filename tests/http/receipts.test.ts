@@ -289,6 +289,7 @@ describe("a relay that accepts connections but never answers", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
       const ctx = await setup({ config: { smtpUrl: `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}` } });
+      ctx.deps.mailer.timeouts = { ...ctx.deps.mailer.timeouts, greetingMs: 500 }; // the relay's 5 s, shortened
       const paid = await pay(ctx);
       expect(paid.status).toBe(200);
       expect((await latest(ctx)).relay_status).toBe("pending");

@@ -37,7 +37,16 @@ export type { EmailFilters, EmailRow, SmsRow } from "../../storage/repositories/
 export const SENDER_ADDRESS = "receipts@paysandbox.localhost";
 
 /** nodemailer options for an smtp:// or smtps:// URL, with bounded timeouts so a dead relay fails fast. */
-export function smtpOptions(url: string) {
+/** How long the relay waits for a connection, the server's greeting, and a quiet socket (ms). */
+export interface SmtpTimeouts {
+  connectionMs: number;
+  greetingMs: number;
+  socketMs: number;
+}
+
+export const SMTP_TIMEOUTS: SmtpTimeouts = { connectionMs: 5_000, greetingMs: 5_000, socketMs: 10_000 };
+
+export function smtpOptions(url: string, timeouts: SmtpTimeouts = SMTP_TIMEOUTS) {
   const parsed = new URL(url);
   if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") {
     throw new Error(`--smtp expects smtp://host:port or smtps://host:port, got ${url}`);
@@ -52,9 +61,9 @@ export function smtpOptions(url: string) {
       : undefined,
     // Local catchers (mailpit, smtp-server) present self-signed certificates.
     tls: { rejectUnauthorized: false },
-    connectionTimeout: 5_000,
-    greetingTimeout: 5_000,
-    socketTimeout: 10_000,
+    connectionTimeout: timeouts.connectionMs,
+    greetingTimeout: timeouts.greetingMs,
+    socketTimeout: timeouts.socketMs,
   };
 }
 
@@ -98,6 +107,8 @@ export class Mailer {
   private composer: Transporter | null = null;
   private relay: Transporter | null = null;
   private readonly pending = new Set<Promise<void>>();
+  /** The relay's timeouts; set before the first relayed message (tests shorten them). */
+  timeouts: SmtpTimeouts = { ...SMTP_TIMEOUTS };
 
   constructor(
     private readonly db: Database,
@@ -195,7 +206,7 @@ export class Mailer {
 
   private async relayMessage(id: string, from: string, to: string[], raw: string): Promise<void> {
     try {
-      this.relay ??= (await loadNodemailer()).default.createTransport(smtpOptions(this.options.smtpUrl));
+      this.relay ??= (await loadNodemailer()).default.createTransport(smtpOptions(this.options.smtpUrl, this.timeouts));
       await this.relay.sendMail({ envelope: { from, to }, raw });
       await repo.setRelayResult(this.db, id, { status: "sent", at: this.options.now() });
     } catch (error) {
