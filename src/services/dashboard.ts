@@ -7,6 +7,7 @@ import type { Database } from "../storage/database";
 import { merchantActivity, transactionTotals, type TransactionTotals } from "../storage/repositories/activity";
 import type { Mailer } from "./mail/mailer";
 import type { DepositService } from "./deposits";
+import type { DepositRow } from "./settlement";
 import { pageRequest, type Page } from "../domain/pagination";
 import type { Services } from ".";
 import type { Customer } from "./customers";
@@ -98,19 +99,8 @@ export interface DeliveryView {
   created_at: string;
   attempt_log: AttemptView[];
 }
-export interface DepositView {
-  id: string;
-  batch_id: string;
-  method: string;
-  settled_at: string;
-  deposit_at: string;
-  deposited_at: string | null;
-  transaction_count: number;
-  gross_cents: number;
-  refunds_cents: number;
-  fees_cents: number;
-  net_cents: number;
-}
+/** A settlement batch as the dashboard lists it: the stored row, without what only the storage needs. */
+export type DepositView = Omit<DepositRow, "merchant_id" | "created_at" | "updated_at">;
 
 export const DASHBOARD_PER_PAGE = 50;
 
