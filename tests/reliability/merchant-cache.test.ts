@@ -12,18 +12,11 @@
  * Bounded: a handful of requests, every wait capped.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describePostgres, postgresDatabase, POSTGRES_TIMEOUT_MS } from "../support/postgres";
-import { ROOT } from "../support/process";
-
-interface Sandbox {
-  child: Subprocess<"pipe", "pipe", "pipe">;
-  url: string;
-  apiKey: string;
-}
+import { startReadySandbox, type ReadySandbox as Sandbox } from "../support/process";
 
 const running: Sandbox[] = [];
 const dirs: string[] = [];
@@ -34,23 +27,7 @@ afterEach(() => {
 });
 
 async function startSandbox(db: string): Promise<Sandbox> {
-  const child = Bun.spawn(
-    [process.execPath, "src/entry/server.ts", "--port", "0", "--db", db, "--ready-json", "--quiet"],
-    { cwd: ROOT, stdin: "pipe", stdout: "pipe", stderr: "pipe" },
-  );
-  const reader = child.stdout.getReader();
-  const decoder = new TextDecoder();
-  let out = "";
-  const deadline = Date.now() + 60_000;
-  while (!out.includes("\n")) {
-    if (Date.now() > deadline) throw new Error(`the sandbox did not get ready: ${out}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the sandbox exited: ${out}${await new Response(child.stderr).text()}`);
-    out += decoder.decode(value, { stream: true });
-  }
-  reader.releaseLock();
-  const ready = JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string; api_key: string };
-  const sandbox = { child, url: ready.url, apiKey: ready.api_key };
+  const sandbox = await startReadySandbox(db);
   running.push(sandbox);
   return sandbox;
 }

@@ -9,47 +9,15 @@
  * Bounded: 240 charges from 8 clients, every wait capped.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { postgresDatabase, describePostgres, POSTGRES_TIMEOUT_MS } from "../support/postgres";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
-import { ROOT } from "../support/process";
+import { startReadySandbox as startSandbox, type ReadySandbox as Sandbox } from "../support/process";
 import { CARD } from "../support/app";
 
 const CHARGES = 240;
 const CLIENTS = 8;
 /** The charge after which the first process is killed. */
 const KILL_AFTER = 80;
-
-interface Sandbox {
-  child: Subprocess<"pipe", "pipe", "pipe">;
-  url: string;
-  apiKey: string;
-  token: string;
-}
-
-async function startSandbox(db: string): Promise<Sandbox> {
-  const child = Bun.spawn(
-    [process.execPath, "src/entry/server.ts", "--port", "0", "--db", db, "--ready-json", "--quiet"],
-    { cwd: ROOT, stdin: "pipe", stdout: "pipe", stderr: "pipe" },
-  );
-  const reader = child.stdout.getReader();
-  const decoder = new TextDecoder();
-  let out = "";
-  const deadline = Date.now() + 60_000;
-  while (!out.includes("\n")) {
-    if (Date.now() > deadline) throw new Error(`the sandbox did not get ready: ${out}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the sandbox exited: ${out}${await new Response(child.stderr).text()}`);
-    out += decoder.decode(value, { stream: true });
-  }
-  reader.releaseLock();
-  const ready = JSON.parse(out.slice(0, out.indexOf("\n"))) as {
-    url: string;
-    api_key: string;
-    web_payments_token: string;
-  };
-  return { child, url: ready.url, apiKey: ready.api_key, token: ready.web_payments_token };
-}
 
 async function call(sandbox: Sandbox, method: string, path: string, body?: unknown, key?: string) {
   const headers: Record<string, string> = {

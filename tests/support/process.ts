@@ -102,3 +102,41 @@ export function freePort(): number {
   probe.stop(true);
   return port;
 }
+
+/** A sandbox started with `--ready-json` on a database (a file or a PostgreSQL URL). */
+export interface ReadySandbox {
+  child: Subprocess<"pipe", "pipe", "pipe">;
+  url: string;
+  apiKey: string;
+  token: string;
+}
+
+/**
+ * Starts `bun src/entry/server.ts --db DB --ready-json` on a free port and resolves with what its
+ * ready line says. stdin stays open; SIGKILL the child to stop it (the multi-process tests do).
+ */
+export async function startReadySandbox(db: string): Promise<ReadySandbox> {
+  const child = Bun.spawn([...FROM_SOURCES, "--port", "0", "--db", db, "--ready-json", "--quiet"], {
+    cwd: ROOT,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = child.stdout.getReader();
+  const decoder = new TextDecoder();
+  let out = "";
+  const deadline = Date.now() + 60_000;
+  while (!out.includes("\n")) {
+    if (Date.now() > deadline) throw new Error(`the sandbox did not get ready: ${out}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the sandbox exited: ${out}${await new Response(child.stderr).text()}`);
+    out += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  const ready = JSON.parse(out.slice(0, out.indexOf("\n"))) as {
+    url: string;
+    api_key: string;
+    web_payments_token: string;
+  };
+  return { child, url: ready.url, apiKey: ready.api_key, token: ready.web_payments_token };
+}
