@@ -304,7 +304,7 @@ describe("webhook delivery to a real receiver", () => {
   });
 
   test("a receiver that never answers is given up after 5 attempts and shows as failed", async () => {
-    const c = await start({ webhookTimeoutMs: 300 });
+    const c = await start({ webhookTimeoutMs: 100 });
     const r = receiver(() => "hang");
     const hook = await subscribe(c, r.url, "create_customer");
     await createCustomer(c);
