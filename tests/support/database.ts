@@ -4,7 +4,8 @@
  *
  * `PAYSANDBOX_TEST_DB=postgres` runs every suite built on setup() (tests/support/app.ts) against a
  * fresh PostgreSQL database each (a copy of a migrated template on the shared test server,
- * tests/support/postgres.ts); unset or `sqlite`, each gets its own SQLite `:memory:` database.
+ * tests/support/postgres.ts); unset or `sqlite`, each gets its own SQLite `:memory:` database (a
+ * copy of one migrated once per test file: migrating takes ~6 ms, a copy ~0.05 ms).
  * `npm test` runs the API, money-movement, webhook, reliability and security suites both ways.
  *
  * A test that checks what was stored reads through the storage Database with the `sql` tag (the
@@ -15,7 +16,9 @@
  */
 import { sql, type Database, type Executor, type Sql } from "../../src/storage/database";
 import { openPostgres } from "../../src/storage/postgres/database";
-import { openSqlite } from "../../src/storage/sqlite/database";
+import { Database as SqliteConnection } from "bun:sqlite";
+import { SqliteDatabase } from "../../src/storage/sqlite/database";
+import { configure, migrate, openDatabase } from "../../src/storage/sqlite/open";
 import { migratedPostgresDatabase } from "./postgres";
 
 export type TestDialect = "sqlite" | "postgres";
@@ -38,8 +41,26 @@ export const onPostgres = TEST_DIALECT === "postgres";
  * for a second, so the many databases of a test file never hold the server's connections.
  */
 export async function openTestDatabase(label = "app"): Promise<Database> {
-  if (TEST_DIALECT === "sqlite") return openSqlite(":memory:");
+  if (TEST_DIALECT === "sqlite") return migratedSqliteCopy();
   return openPostgres(await migratedPostgresDatabase(label), { max: 10, idleTimeout: 1 });
+}
+
+let migratedSqliteImage: Uint8Array | undefined;
+
+/**
+ * A `:memory:` database loaded from the image of one migrated as the sandbox migrates a new file
+ * (`openDatabase`), with the connection pragmas set again; `migrate` then finds nothing to apply.
+ */
+function migratedSqliteCopy(): SqliteDatabase {
+  if (!migratedSqliteImage) {
+    const migrated = openDatabase(":memory:");
+    migratedSqliteImage = migrated.serialize();
+    migrated.close();
+  }
+  const raw = SqliteConnection.deserialize(migratedSqliteImage, { strict: true });
+  configure(raw);
+  migrate(raw);
+  return new SqliteDatabase(raw);
 }
 
 /** The number of rows in a table (a fixed table name from the test, never input). */

@@ -3,10 +3,13 @@
  * temporary directory, `pg_ctl start` listening on 127.0.0.1 only (a free port; its unix socket
  * inside the temporary directory), one database per suite, and everything removed afterwards.
  *
- * One server is shared by every suite of a test process ({@link postgresDatabase}); it starts on
- * first use and is stopped after the last test file ({@link stopSharedPostgres}) or when the
- * process exits. A watchdog process stops it too when the test process is killed, so no server
- * outlives the run.
+ * One server is shared by every file of a `bun test` run ({@link sharedPostgres}): the first test
+ * process of the run that needs it starts it and migrates the app's template, the others (the
+ * other files and `--parallel` workers) find it through a file named after the run's coordinator
+ * process. Each file drops the databases it made when it ends ({@link stopSharedPostgres}); a
+ * watchdog stops the server and removes its directory when the run's coordinator ends, however it
+ * ends (even SIGKILL), so no server outlives the run. A test that needs a server of its own calls
+ * {@link startPostgres}.
  *
  * Without the binaries the suites are skipped with a notice ({@link describePostgres}), except
  * under `CI=true`, where a missing PostgreSQL fails the run (`.ci/run` installs it).
@@ -30,10 +33,14 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
+import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { openPostgres } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
@@ -63,7 +70,10 @@ export interface PostgresServer {
   createDatabase(label?: string, template?: string): Promise<string>;
   /** Drops a database this server created (its connections must be closed). */
   dropDatabase(url: string): Promise<void>;
-  /** Stops the server at once (`pg_ctl stop -m immediate`) and removes its directory. */
+  /**
+   * A server of its own ({@link startPostgres}): stops it at once (`pg_ctl stop -m immediate`) and
+   * removes its directory. The run's shared server: drops the databases this handle created.
+   */
   stop(): Promise<void>;
 }
 
@@ -171,6 +181,35 @@ async function runTool(command: string[], account: { uid: number; gid: number } 
  * Resolves once it accepts connections.
  */
 export async function startPostgres(): Promise<PostgresServer> {
+  const started = await initAndStart(process.pid);
+  let stopped = false;
+  const stopSync = () => {
+    if (stopped) return;
+    stopped = true;
+    started.stopSync();
+  };
+  process.once("exit", stopSync);
+  let counter = 0;
+  return serverHandle(
+    started.port,
+    started.dir,
+    (label) => `${label}_${++counter}`,
+    async () => {
+      process.off("exit", stopSync);
+      stopSync();
+    },
+  );
+}
+
+interface StartedServer {
+  port: number;
+  dir: string;
+  /** Stops the server at once, removes its directory and ends the watchdog. */
+  stopSync(): void;
+}
+
+/** initdb into a new temporary directory, then pg_ctl start; a watchdog stops it when `watched` ends. */
+async function initAndStart(watched: number, also: string[] = []): Promise<StartedServer> {
   const bin = findPostgresBin();
   if (!bin) throw new Error(MISSING);
   const account = serverAccount();
@@ -242,53 +281,22 @@ export async function startPostgres(): Promise<PostgresServer> {
     if (port === 0) throw new Error(`pg_ctl start failed ${PORT_ATTEMPTS} times:\n${lastError}`);
 
     const stopCommand = [join(bin, "pg_ctl"), "stop", "-D", data, "-m", "immediate", "-w"];
-    const watchdog = startWatchdog(dir, data);
-    let admin: SQL | undefined;
-    let counter = 0;
-    let stopped = false;
-
-    const stopSync = () => {
-      if (stopped) return;
-      stopped = true;
-      Bun.spawnSync(stopCommand, {
-        cwd: "/",
-        uid: account?.uid,
-        gid: account?.gid,
-        stdout: "ignore",
-        stderr: "ignore",
-      });
-      cleanup();
-      watchdog.kill();
-    };
-    process.once("exit", stopSync);
-
-    const server: PostgresServer = {
-      host: "127.0.0.1",
+    const watchdog = startWatchdog(watched, dir, data, also);
+    return {
       port,
       dir,
-      url: (database) => `postgres://${POSTGRES_USER}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
-      async createDatabase(label = "test", template?: string) {
-        const name = `${label
-          .toLowerCase()
-          .replace(/[^a-z0-9_]+/g, "_")
-          .slice(0, 40)}_${++counter}`;
-        admin ??= new SQL({ url: server.url("postgres"), database: "postgres", max: 1 });
-        const from = template === undefined ? "" : ` TEMPLATE "${template.replaceAll('"', '""')}" STRATEGY FILE_COPY`;
-        await admin.unsafe(`CREATE DATABASE "${name}"${from}`);
-        return server.url(name);
-      },
-      async dropDatabase(url) {
-        const name = decodeURIComponent(new URL(url).pathname.slice(1));
-        admin ??= new SQL({ url: server.url("postgres"), database: "postgres", max: 1 });
-        await admin.unsafe(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
-      },
-      async stop() {
-        process.off("exit", stopSync);
-        await admin?.close({ timeout: 0 }).catch(() => {});
-        stopSync();
+      stopSync() {
+        Bun.spawnSync(stopCommand, {
+          cwd: "/",
+          uid: account?.uid,
+          gid: account?.gid,
+          stdout: "ignore",
+          stderr: "ignore",
+        });
+        cleanup();
+        watchdog.kill();
       },
     };
-    return server;
   } catch (error) {
     cleanup();
     throw error;
@@ -296,19 +304,60 @@ export async function startPostgres(): Promise<PostgresServer> {
 }
 
 /**
- * A detached shell that waits for this process to end however it ends (even SIGKILL), then stops
- * the server with SIGQUIT (PostgreSQL's immediate shutdown) and removes its directory. On a normal
- * exit the exit handler does that and kills the watchdog.
+ * The handle tests hold on a server: databases are named by `name(label)`; `stop` runs `stopServer`
+ * after closing the admin connection.
  */
-function startWatchdog(dir: string, data: string) {
+function serverHandle(
+  port: number,
+  dir: string,
+  name: (label: string) => string,
+  stopServer: (handle: PostgresServer) => Promise<void>,
+): PostgresServer {
+  let admin: SQL | undefined;
+  const adminConnection = () => (admin ??= new SQL({ url: server.url("postgres"), database: "postgres", max: 1 }));
+  const server: PostgresServer = {
+    host: "127.0.0.1",
+    port,
+    dir,
+    url: (database) => `postgres://${POSTGRES_USER}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+    async createDatabase(label = "test", template?: string) {
+      const database = name(
+        label
+          .toLowerCase()
+          .replace(/[^a-z0-9_]+/g, "_")
+          .slice(0, 40),
+      );
+      const from = template === undefined ? "" : ` TEMPLATE "${template.replaceAll('"', '""')}" STRATEGY FILE_COPY`;
+      await adminConnection().unsafe(`CREATE DATABASE "${database}"${from}`);
+      return server.url(database);
+    },
+    async dropDatabase(url) {
+      const database = decodeURIComponent(new URL(url).pathname.slice(1));
+      await adminConnection().unsafe(`DROP DATABASE IF EXISTS "${database.replaceAll('"', '""')}" WITH (FORCE)`);
+    },
+    async stop() {
+      await stopServer(server);
+      await admin?.close({ timeout: 0 }).catch(() => {});
+      admin = undefined;
+    },
+  };
+  return server;
+}
+
+/**
+ * A detached shell that waits for the process `watched` to end however it ends (even SIGKILL),
+ * then stops the server with SIGQUIT (PostgreSQL's immediate shutdown) and removes its directory
+ * and the directories in `also`. On a normal stop the handle does that and kills the watchdog.
+ */
+function startWatchdog(watched: number, dir: string, data: string, also: string[] = []) {
   const script = [
-    "parent=$1; dir=$2; data=$3",
+    "parent=$1; dir=$2; data=$3; shift 3",
     'while kill -0 "$parent" 2>/dev/null; do sleep 0.2; done',
     'pid=$(head -n 1 "$data/postmaster.pid" 2>/dev/null)',
     'if [ -n "$pid" ]; then kill -QUIT "$pid" 2>/dev/null; i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; fi',
-    'rm -rf "$dir"',
+    'rm -rf "$dir" "$@"',
   ].join("\n");
-  const child = Bun.spawn(["sh", "-c", script, "pg-watchdog", String(process.pid), dir, data], {
+  const child = Bun.spawn(["sh", "-c", script, "pg-watchdog", String(watched), dir, data, ...also], {
     cwd: "/",
     detached: true,
     stdio: ["ignore", "ignore", "ignore"],
@@ -317,67 +366,161 @@ function startWatchdog(dir: string, data: string) {
   return child;
 }
 
-let shared: Promise<PostgresServer> | undefined;
+/** Where the run's shared server is published: its port, directory and migrated template. */
+interface RunServerInfo {
+  port: number;
+  dir: string;
+  template: string;
+}
 
-/** The server shared by every suite of this test process: started on first use, stopped at exit. */
-export function sharedPostgres(): Promise<PostgresServer> {
-  shared ??= startPostgres().catch((error) => {
+/**
+ * The process a `bun test` run is: the coordinator when this is a `--parallel` worker (each
+ * worker runs many files, one module registry each), else this process.
+ */
+function testRunPid(): number {
+  try {
+    if (readFileSync("/proc/self/cmdline", "utf8").split("\0").includes("--test-worker")) return process.ppid;
+  } catch {
+    // no /proc: this process is the run
+  }
+  return process.pid;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The run's server: started here (and its template migrated) when this is the first process of
+ * the run to ask, found through `<tmp>/paysandbox-pg-run-<coordinator pid>/server.json` otherwise.
+ */
+async function runServer(): Promise<{ server: PostgresServer; template: string }> {
+  const run = testRunPid();
+  const home = join(tmpdir(), `paysandbox-pg-run-${run}`);
+  const infoFile = join(home, "server.json");
+  const starterFile = join(home, "starter");
+  const deadline = Date.now() + POSTGRES_TIMEOUT_MS;
+  // Databases of this handle get a random part: other files of the run name theirs too.
+  const name = (label: string) => `${label}_${randomBytes(6).toString("hex")}`;
+  const made = new Set<string>();
+  const attach = (info: RunServerInfo) => {
+    const server = serverHandle(info.port, info.dir, name, async (handle) => {
+      // The server outlives this file; the databases this file made do not.
+      for (const url of made) await handle.dropDatabase(url).catch(() => {});
+      made.clear();
+    });
+    const createDatabase = server.createDatabase;
+    server.createDatabase = async (label, template) => {
+      const url = await createDatabase(label, template);
+      made.add(url);
+      return url;
+    };
+    return { server, template: info.template };
+  };
+
+  for (;;) {
+    try {
+      mkdirSync(home);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      // Another process of this run starts it, or has.
+      const text = existsSync(infoFile) ? readFileSync(infoFile, "utf8") : undefined;
+      if (text !== undefined) {
+        const info = JSON.parse(text) as RunServerInfo | { failed: string };
+        if ("failed" in info) throw new Error(`the run's PostgreSQL server did not start: ${info.failed}`);
+        if (existsSync(info.dir)) return attach(info);
+      } else {
+        const starter = Number(existsSync(starterFile) ? readFileSync(starterFile, "utf8") : NaN);
+        if (Number.isInteger(starter) && alive(starter)) {
+          if (Date.now() > deadline)
+            throw new Error(`the run's PostgreSQL server did not start within ${POSTGRES_TIMEOUT_MS} ms`);
+          await Bun.sleep(50);
+          continue;
+        }
+        if (!Number.isInteger(starter) && Date.now() < deadline) {
+          await Bun.sleep(50); // just made: its starter file comes next
+          continue;
+        }
+      }
+      // Left by an earlier run whose coordinator had this pid: not ours.
+      rmSync(home, { recursive: true, force: true });
+      continue;
+    }
+    writeFileSync(starterFile, String(process.pid));
+    try {
+      const started = await initAndStart(run, [home]);
+      const owner = serverHandle(started.port, started.dir, name, async () => {});
+      const template = await migratedTemplateOn(owner);
+      await owner.stop();
+      const info: RunServerInfo = { port: started.port, dir: started.dir, template };
+      writeFileSync(`${infoFile}.tmp`, JSON.stringify(info));
+      renameSync(`${infoFile}.tmp`, infoFile);
+      return attach(info);
+    } catch (error) {
+      writeFileSync(infoFile, JSON.stringify({ failed: String(error) }));
+      throw error;
+    }
+  }
+}
+
+let shared: Promise<{ server: PostgresServer; template: string }> | undefined;
+
+function sharedRunServer() {
+  shared ??= runServer().catch((error) => {
     shared = undefined;
     throw error;
   });
   return shared;
 }
 
-/**
- * Stops the shared server if this process started one. The test preload calls it after the last
- * file (bun test does not emit "exit"); the watchdog is the backstop for a killed run.
- */
-export async function stopSharedPostgres(): Promise<void> {
-  const server = shared;
-  shared = undefined;
-  if (server) await (await server.catch(() => undefined))?.stop();
+/** The server shared by every file of this test run: started by the first to ask, stopped when the run ends. */
+export async function sharedPostgres(): Promise<PostgresServer> {
+  return (await sharedRunServer()).server;
 }
 
-let migratedTemplate: { server: PostgresServer; name: Promise<string> } | undefined;
+/**
+ * Drops the databases this file made on the run's server and closes its admin connection. The test
+ * preload calls it after each file (bun test emits no "exit" to do it on).
+ */
+export async function stopSharedPostgres(): Promise<void> {
+  const run = shared;
+  shared = undefined;
+  if (run) await (await run.catch(() => undefined))?.server.stop();
+}
 
 /**
  * A fresh database on the shared server holding paysandbox's migrated schema and nothing else:
- * a copy of a template migrated once per server (`CREATE DATABASE ... TEMPLATE`), for the app
+ * a copy of the template the run migrated once (`CREATE DATABASE ... TEMPLATE`), for the app
  * suites on PostgreSQL (tests/support/app.ts). Returns its URL.
  */
 export async function migratedPostgresDatabase(label = "app"): Promise<string> {
-  return (await sharedPostgres()).createDatabase(label, await migratedTemplateName());
-}
-
-/** The name of the migrated template on the shared server, made on first use. */
-function migratedTemplateName(): Promise<string> {
-  return sharedPostgres().then((server) => templateOn(server));
+  const { server, template } = await sharedRunServer();
+  return server.createDatabase(label, template);
 }
 
 /**
- * Starts the shared server and migrates its template, for a preload hook with a bound that fits
- * initdb (the first setup() of a file would otherwise pay it inside a test's 5 s).
+ * Finds or starts the run's server (which migrates its template), for a preload hook with a bound
+ * that fits initdb (the first setup() of a file would otherwise pay it inside a test's 5 s).
  */
 export async function warmUpMigratedPostgres(): Promise<void> {
-  await migratedTemplateName();
+  await sharedRunServer();
 }
 
-function templateOn(server: PostgresServer): Promise<string> {
-  if (migratedTemplate?.server !== server) {
-    const name = (async () => {
-      const url = await server.createDatabase("paysandbox_template");
-      const db = await openPostgres(url, { max: 1 });
-      try {
-        await migratePostgres(db);
-      } finally {
-        await db.close(); // a template may have no open connection while it is copied
-      }
-      return decodeURIComponent(new URL(url).pathname.slice(1));
-    })();
-    migratedTemplate = { server, name };
-    name.catch(() => (migratedTemplate = undefined));
+/** Makes and migrates the app's template database on `server`; returns its name. */
+async function migratedTemplateOn(server: PostgresServer): Promise<string> {
+  const url = await server.createDatabase("paysandbox_template");
+  const db = await openPostgres(url, { max: 1 });
+  try {
+    await migratePostgres(db);
+  } finally {
+    await db.close(); // a template may have no open connection while it is copied
   }
-  return migratedTemplate.name;
+  return decodeURIComponent(new URL(url).pathname.slice(1));
 }
 
 /** A fresh, empty database on the shared server, for one suite; returns its URL. */

@@ -10,12 +10,17 @@ import { MIGRATIONS } from "./migrations/index";
 export function openDatabase(path: string): Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
+  configure(db);
+  migrate(db);
+  return db;
+}
+
+/** The pragmas the sandbox relies on, which hold per connection (not in the file). */
+export function configure(db: Database): void {
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA busy_timeout = 5000");
-  migrate(db);
-  return db;
 }
 
 export function migrate(db: Database): void {
