@@ -346,6 +346,27 @@ describe("the e-mail outbox API", () => {
     expect((await ctx.call("GET", "/_sandbox/emails/nope", { auth: false })).status).toBe(404);
   });
 
+  test("the .eml is composed once: the same bytes on every read, with the record's Message-ID and its time sent", async () => {
+    const ctx = await setup();
+    await pay(ctx, { email: "dated@example.com" });
+    const record = (await ctx.call("GET", "/_sandbox/emails/latest", { auth: ctx.apiKey })).body;
+    // Two first readers at once, then a third: one message.
+    const reads = await Promise.all(
+      [1, 2].map(() => ctx.call("GET", `/_sandbox/emails/${record.id}.eml`, { auth: false })),
+    );
+    const again = await ctx.call("GET", `/_sandbox/emails/${record.id}.eml`, { auth: false });
+    expect(reads[0]!.status).toBe(200);
+    expect(reads[1]!.body).toBe(reads[0]!.body);
+    expect(again.body).toBe(reads[0]!.body);
+    const parsed = await simpleParser(again.body as string);
+    expect(parsed.messageId).toBe(record.message_id);
+    expect(record.message_id).toMatch(/^<[0-9a-f-]{36}@paysandbox\.localhost>$/);
+    expect(parsed.date?.toISOString().slice(0, 19).replace("T", " ")).toBe(record.created_at);
+    expect(parsed.from?.value).toEqual([{ name: "Sandbox Merchant", address: "receipts@paysandbox.localhost" }]);
+    expect(parsed.headers.get("x-paysandbox-kind")).toBe("receipt");
+    expect(parsed.html).toBe(record.html);
+  });
+
   test("lists and latest act on the merchant of the API key sent", async () => {
     const ctx = await setup();
     await pay(ctx);

@@ -1,14 +1,17 @@
 /**
- * The e-mail outbox. Every message is composed once by nodemailer (its stream transport gives
- * the raw MIME) and stored with its parsed parts; when an SMTP relay is configured (--smtp) the
- * same bytes are also relayed, asynchronously: a relay failure is recorded on the message and
- * never reaches the request that caused it.
+ * The e-mail outbox. Every message is stored with its parts when it is sent; its raw MIME is
+ * composed by nodemailer (its stream transport gives the bytes) the first time it is needed (the
+ * `.eml`, the relay) and stored, so every later read gets the same bytes. Composing took most of
+ * the pay() path's CPU and memory, and most sandbox receipts are never opened as MIME. When an SMTP
+ * relay is configured (--smtp) the message is composed and relayed asynchronously: a relay failure
+ * is recorded on the message and never reaches the request that caused it.
  */
 import type { Transporter } from "nodemailer";
 import type { Database, Executor } from "../../storage/database";
 import * as repo from "../../storage/repositories/emails";
 import type { EmailFilters, EmailRow, SmsRow } from "../../storage/repositories/emails";
 import { paginate, type Page, type PageRequest } from "../../domain/pagination";
+import { parseTimestamp } from "../../domain/time";
 
 /** nodemailer is loaded with the first e-mail, not at start: importing it costs ~18 MB of resident memory. */
 let nodemailerModule: Promise<typeof import("nodemailer")> | undefined;
@@ -118,26 +121,10 @@ export class Mailer {
   }
 
   /**
-   * Composes and stores the message (the outbox row exists when this resolves), then starts
-   * the relay when one is configured.
+   * Stores the message (the outbox row exists when this resolves), then starts the relay when one
+   * is configured. Its Message-ID is fixed now; its raw MIME is composed when first needed.
    */
   async send(mail: OutgoingEmail): Promise<EmailRow> {
-    this.composer ??= (await loadNodemailer()).default.createTransport({
-      streamTransport: true,
-      buffer: true,
-      newline: "windows",
-    });
-    const info = await this.composer.sendMail({
-      from: mail.from,
-      to: mail.to,
-      cc: mail.cc && mail.cc.length > 0 ? [...mail.cc] : undefined,
-      replyTo: mail.replyTo || undefined,
-      subject: mail.subject,
-      text: mail.text,
-      html: mail.html,
-      headers: { "X-PaySandbox-Kind": mail.kind },
-    });
-    const raw = (info.message as Buffer).toString("utf8");
     const id = crypto.randomUUID();
     const relay = !this.options.smtpUrl
       ? "off"
@@ -148,7 +135,9 @@ export class Mailer {
       id,
       merchant_id: mail.merchantId,
       kind: mail.kind,
-      message_id: info.messageId,
+      // As nodemailer makes one: a UUID at the sender's domain.
+      message_id: `<${crypto.randomUUID()}@${mail.from.address.slice(mail.from.address.lastIndexOf("@") + 1)}>`,
+      from_name: mail.from.name,
       from_address: mail.from.address,
       to_address: mail.to,
       cc_addresses: JSON.stringify(mail.cc ?? []),
@@ -156,16 +145,44 @@ export class Mailer {
       subject: mail.subject,
       text: mail.text,
       html: mail.html,
-      raw,
+      raw: "",
       invoice_id: mail.invoiceId ?? null,
       transaction_id: mail.transactionId ?? null,
       relay_status: relay,
       relay_error: relay === "blocked" ? relayBlockedMessage(mail.to) : null,
       created_at: this.options.now(),
     });
-    if (relay === "pending")
-      this.track(this.relayMessage(id, mail.from.address, this.recipients(mail.to, mail.cc), raw));
-    return (await this.get(id))!;
+    const row = (await this.get(id))!;
+    if (relay === "pending") this.track(this.relayMessage(row));
+    return row;
+  }
+
+  /**
+   * The message's raw MIME: the stored bytes, or composed from its stored parts (dated when it was
+   * sent: its created_at) and stored on this first read.
+   */
+  async raw(row: EmailRow): Promise<string> {
+    if (row.raw !== "") return row.raw;
+    this.composer ??= (await loadNodemailer()).default.createTransport({
+      streamTransport: true,
+      buffer: true,
+      newline: "windows",
+    });
+    const cc = ccOf(row);
+    const info = await this.composer.sendMail({
+      messageId: row.message_id,
+      date: parseTimestamp(row.created_at),
+      from: { name: row.from_name, address: row.from_address },
+      to: row.to_address,
+      cc: cc.length > 0 ? cc : undefined,
+      replyTo: row.reply_to || undefined,
+      subject: row.subject,
+      text: row.text,
+      html: row.html,
+      headers: { "X-PaySandbox-Kind": row.kind },
+    });
+    await repo.setEmailRaw(this.db, row.id, (info.message as Buffer).toString("utf8"));
+    return (await repo.findEmail(this.db, row.id))!.raw;
   }
 
   /** An e-mail by id (any merchant's), or null. */
@@ -198,16 +215,24 @@ export class Mailer {
     return paginate(rows, total, page, url);
   }
 
-  /** Relays the stored bytes to every recipient (To and Cc: the envelope, since the raw message is sent as is). */
   /** The envelope: the recipient, and the copies (Cc) the relay policy allows too (relayAllows). */
   private recipients(to: string, cc: readonly string[] = []): string[] {
     return [to, ...cc.filter((address) => relayAllows(this.options.smtpAllow ?? [], address))];
   }
 
-  private async relayMessage(id: string, from: string, to: string[], raw: string): Promise<void> {
+  /**
+   * Composes the message if it is not yet, then relays its stored bytes to every recipient (To and
+   * Cc: the envelope, since the raw message is sent as is); records the outcome.
+   */
+  private async relayMessage(row: EmailRow): Promise<void> {
+    const id = row.id;
     try {
+      const raw = await this.raw(row);
       this.relay ??= (await loadNodemailer()).default.createTransport(smtpOptions(this.options.smtpUrl, this.timeouts));
-      await this.relay.sendMail({ envelope: { from, to }, raw });
+      await this.relay.sendMail({
+        envelope: { from: row.from_address, to: this.recipients(row.to_address, ccOf(row)) },
+        raw,
+      });
       await repo.setRelayResult(this.db, id, { status: "sent", at: this.options.now() });
     } catch (error) {
       const message = (error as Error)?.message ?? String(error);
@@ -254,8 +279,7 @@ export class Mailer {
   async resumePending(): Promise<number> {
     if (!this.options.smtpUrl) return 0;
     const rows = await repo.pendingRelays(this.db);
-    for (const row of rows)
-      this.track(this.relayMessage(row.id, row.from_address, this.recipients(row.to_address, ccOf(row)), row.raw));
+    for (const row of rows) this.track(this.relayMessage(row));
     return rows.length;
   }
 

@@ -11,6 +11,8 @@ export interface EmailRow {
   merchant_id: string;
   kind: string;
   message_id: string;
+  /** The From display name (the merchant's name when it was sent). */
+  from_name: string;
   from_address: string;
   to_address: string;
   /** JSON array of the Cc addresses. */
@@ -19,6 +21,7 @@ export interface EmailRow {
   subject: string;
   text: string;
   html: string;
+  /** The MIME message; "" until it is first needed (Mailer.raw composes and stores it). */
   raw: string;
   invoice_id: string | null;
   transaction_id: string | null;
@@ -52,13 +55,21 @@ export interface EmailFilters {
 
 export async function insertEmail(ex: Executor, row: NewEmail): Promise<void> {
   await ex.run(
-    sql`INSERT INTO emails (id, merchant_id, kind, message_id, from_address, to_address, cc_addresses, reply_to, subject,
-          text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at, seq)
-        SELECT ${row.id}, ${row.merchant_id}, ${row.kind}, ${row.message_id}, ${row.from_address}, ${row.to_address},
+    sql`INSERT INTO emails (id, merchant_id, kind, message_id, from_name, from_address, to_address, cc_addresses, reply_to,
+          subject, text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at, seq)
+        SELECT ${row.id}, ${row.merchant_id}, ${row.kind}, ${row.message_id}, ${row.from_name}, ${row.from_address}, ${row.to_address},
           ${row.cc_addresses}, ${row.reply_to}, ${row.subject}, ${row.text}, ${row.html}, ${row.raw}, ${row.invoice_id},
           ${row.transaction_id}, ${row.relay_status}, ${row.relay_error}, ${row.created_at}, COALESCE(MAX(seq), 0) + 1
         FROM emails`,
   );
+}
+
+/**
+ * Stores an e-mail's composed MIME unless it has one already (two first readers may compose at
+ * once: the first stored wins, and both answer it).
+ */
+export async function setEmailRaw(ex: Executor, id: string, raw: string): Promise<void> {
+  await ex.run(sql`UPDATE emails SET raw = ${raw} WHERE id = ${id} AND raw = ''`);
 }
 
 export function findEmail(ex: Executor, id: string): Promise<EmailRow | undefined> {

@@ -133,7 +133,7 @@ export function outboxRoutes(deps: AppDeps) {
         if (format === ".eml") {
           set.headers["content-type"] = "message/rfc822";
           set.headers["content-disposition"] = `attachment; filename="${row.id}.eml"`;
-          return row.raw;
+          return mailer.raw(row);
         }
         return emailRecord(row, deps.publicUrl);
       },

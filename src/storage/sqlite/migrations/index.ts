@@ -15,6 +15,7 @@ import m025 from "./025_one_default_merchant.sql" with { type: "text" };
 import m026 from "./026_rate_limit_buckets.sql" with { type: "text" };
 import m031 from "./031_invoice_transactions.sql" with { type: "text" };
 import m032 from "./032_lookup_indexes.sql" with { type: "text" };
+import m033 from "./033_email_sender_name.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 26, name: "026_rate_limit_buckets", sql: m026 },
   { version: 31, name: "031_invoice_transactions", sql: m031 },
   { version: 32, name: "032_lookup_indexes", sql: m032 },
+  { version: 33, name: "033_email_sender_name", sql: m033 },
 ];
