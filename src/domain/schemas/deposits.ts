@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Nullable, NullableTimestamp, PageOf, PageQuery, Timestamp, TransactionRecord } from "./records";
+import { Integer, Nullable, NullableTimestamp, PageOf, PageQuery, Timestamp, TransactionRecord } from "./records";
 
 const Money = (description: string) => t.Number({ description });
 
@@ -21,7 +21,7 @@ export const DepositRecord = t.Object(
     settled_at: t.String({ description: "When the batch closed (a midnight UTC): its transactions' settled_at" }),
     deposit_date: t.String({ description: "YYYY-MM-DD the deposit lands" }),
     deposited_at: t.Union([t.String(), t.Null()], { description: "When it landed; null while pending" }),
-    count: t.Integer({ description: "Transactions in the batch: sales and refunds" }),
+    count: Integer({ description: "Transactions in the batch: sales and refunds" }),
     sum: Money("Sum of the batch's amounts, refunds negative: gross − refunds"),
     avg: Money("Mean amount (refunds negative), rounded to the cent"),
     min: Money("Smallest amount (a refund counts negative)"),

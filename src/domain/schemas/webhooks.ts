@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { EVENT_NAMES } from "../events";
 import { MAX_ATTEMPTS } from "../webhook-policy";
+import { Integer } from "./records";
 
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
 const NullableTimestamp = t.Union([Timestamp, t.Null()]);
@@ -54,11 +55,11 @@ const Status = (description?: string) =>
 
 export const AttemptRecord = t.Object(
   {
-    attempt: t.Integer({ description: "1-based attempt number" }),
+    attempt: Integer({ description: "1-based attempt number" }),
     started_at: Timestamp,
     success: t.Boolean({ description: "the receiver answered 2xx" }),
-    status_code: t.Union([t.Integer(), t.Null()], { description: "null when no HTTP answer came (timeout, refused)" }),
-    latency_ms: t.Union([t.Integer(), t.Null()], { description: "null while the request is out" }),
+    status_code: t.Union([Integer(), t.Null()], { description: "null when no HTTP answer came (timeout, refused)" }),
+    latency_ms: t.Union([Integer(), t.Null()], { description: "null while the request is out" }),
     response_snippet: t.Union([t.String(), t.Null()], { description: "the start of the receiver's answer" }),
     request_headers: t.Record(t.String(), t.String(), { description: "the headers sent, signature included" }),
     response_headers: t.Union([t.Record(t.String(), t.String()), t.Null()], {
@@ -79,10 +80,10 @@ export const DeliveryRecord = t.Object(
     status: Status(
       "pending (will be sent or retried), delivered (a 2xx came back), failed (gave up), cancelled (the webhook was deleted)",
     ),
-    attempts: t.Integer({ description: "completed attempts" }),
-    max_attempts: t.Integer({ default: MAX_ATTEMPTS }),
+    attempts: Integer({ description: "completed attempts" }),
+    max_attempts: Integer({ default: MAX_ATTEMPTS }),
     next_attempt_at: t.Union([Timestamp, t.Null()], { description: "on the merchant's sandbox clock" }),
-    last_status_code: t.Union([t.Integer(), t.Null()]),
+    last_status_code: t.Union([Integer(), t.Null()]),
     last_error: t.Union([t.String(), t.Null()]),
     delivered_at: NullableTimestamp,
     redelivery_of: t.Union([t.String(), t.Null()], { description: "the delivery this one re-sends" }),

@@ -3,7 +3,7 @@ import { clockLimitMessage } from "../../../services/clock";
 import { formatTimestamp } from "../../../domain/time";
 import { ValidationFailed } from "../../../domain/errors";
 import type { AppDeps } from "../../deps";
-import { ErrorBody } from "../../../domain/schemas/records";
+import { ErrorBody, Integer } from "../../../domain/schemas/records";
 import { loopbackOnly, sandboxMerchant } from "./control";
 
 /** Ten years: far enough for any test, bounded so one request cannot run forever. */
@@ -25,9 +25,9 @@ const AdvanceResult = t.Composite([
   t.Object({
     ran: t.Object(
       {
-        batches: t.Integer({ description: "Settlement batches closed" }),
-        settled: t.Integer({ description: "Transactions (sales and refunds) settled" }),
-        deposits: t.Integer({ description: "Deposits that landed" }),
+        batches: Integer({ description: "Settlement batches closed" }),
+        settled: Integer({ description: "Transactions (sales and refunds) settled" }),
+        deposits: Integer({ description: "Deposits that landed" }),
       },
       { description: "What the crossed jobs did" },
     ),

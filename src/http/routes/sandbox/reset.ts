@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
-import { ErrorBody } from "../../../domain/schemas/records";
+import { ErrorBody, Integer } from "../../../domain/schemas/records";
 import { loopbackOnly, sandboxControl, sandboxMerchant } from "./control";
 
 /** `/_sandbox/reset`: every record of the acting merchant deleted and its clock back on real time. */
@@ -14,7 +14,7 @@ export function resetRoutes(deps: AppDeps) {
       return { deleted };
     },
     {
-      response: { 200: t.Object({ deleted: t.Record(t.String(), t.Integer()) }), 401: ErrorBody, 403: ErrorBody },
+      response: { 200: t.Object({ deleted: t.Record(t.String(), Integer()) }), 401: ErrorBody, 403: ErrorBody },
       detail: {
         summary:
           "Delete every record of the acting merchant and put its clock back on real time (keys and settings stay)",
