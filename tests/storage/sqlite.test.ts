@@ -40,10 +40,43 @@ describe("the sql tag", () => {
     const where = sql`n > ${5}`;
     const query = sql`SELECT * FROM ${sql.raw("things")} WHERE id = ${"a"} AND ${where} AND id IN (${sql.join([sql`${"b"}`, sql`${"c"}`])})`;
     expect(renderSql(query, "sqlite")).toEqual({
-      text: "SELECT * FROM things WHERE id = ? AND n > ? AND id IN (?, ?)",
+      text: "SELECT * FROM things WHERE id = +? AND n > +? AND id IN (+?, +?)",
       values: ["a", 5, "b", "c"],
     });
     expect(renderSql(query, "postgres").text).toBe("SELECT * FROM things WHERE id = $1 AND n > $2 AND id IN ($3, $4)");
+  });
+
+  test("SQLite's +? placeholder means what a bare ? means: the same value, compared and stored the same", async () => {
+    const { db } = fresh();
+    const raw = db.raw;
+    raw.exec("CREATE TABLE typed (t TEXT, i INTEGER, r REAL, b BLOB, a)");
+    const values = ["1", 1, 1.5, "", "x", null, "2026-11-21 15:40:00", -3];
+    const texts = [
+      "SELECT PLACEHOLDER AS v, typeof(PLACEHOLDER) AS type",
+      "SELECT '1' = PLACEHOLDER AS text_eq, 1 = PLACEHOLDER AS int_eq, PLACEHOLDER IS NULL AS is_null",
+      "SELECT PLACEHOLDER || 'z' AS cat, PLACEHOLDER + 0 AS plus",
+    ];
+    const both = (text: string, args: unknown[]) =>
+      expect(raw.query(text.replaceAll("PLACEHOLDER", "+?")).all(...(args as never[]))).toEqual(
+        raw.query(text.replaceAll("PLACEHOLDER", "?")).all(...(args as never[])),
+      );
+    for (const limit of [0, 2, -1]) {
+      both("SELECT value FROM json_each('[1,2,3,4]') ORDER BY value LIMIT PLACEHOLDER OFFSET PLACEHOLDER", [limit, 1]);
+    }
+    for (const value of values) {
+      for (const text of texts) both(text, Array(text.split("PLACEHOLDER").length - 1).fill(value));
+      // Stored through columns of each affinity, and found again by comparison with the column.
+      raw.exec("DELETE FROM typed");
+      raw.query("INSERT INTO typed VALUES (+?, +?, +?, +?, +?)").run(value, value, value, value, value);
+      raw.query("INSERT INTO typed VALUES (?, ?, ?, ?, ?)").run(value, value, value, value, value);
+      const [plus, bare] = raw.query("SELECT t, typeof(t), i, typeof(i), r, typeof(r), b, a FROM typed").values();
+      expect(plus).toEqual(bare!);
+      for (const column of ["t", "i", "r", "a"]) {
+        const found = (p: string) =>
+          raw.query(`SELECT count(*) AS n FROM typed WHERE ${column} = ${p}`).get(value as never) as { n: number };
+        expect(found("+?")).toEqual(found("?"));
+      }
+    }
   });
 
   test("refuses a parameter that is neither a string, a number nor null", () => {
