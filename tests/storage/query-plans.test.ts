@@ -94,6 +94,43 @@ describe("query plans of the batched loads and the per-record lookups", () => {
     }
   });
 
+  test("a stored e-mail or text message takes the next outbox number with one seek, not a read of every message", async () => {
+    const email = await statementOf((ex) =>
+      emails.insertEmail(ex, {
+        id: "e",
+        merchant_id: "merchant",
+        kind: "receipt",
+        message_id: "<m@example.com>",
+        from_name: "Merchant",
+        from_address: "from@example.com",
+        to_address: "to@example.com",
+        cc_addresses: "[]",
+        reply_to: "",
+        subject: "s",
+        text: "t",
+        html: "h",
+        raw: "r",
+        invoice_id: null,
+        transaction_id: null,
+        relay_status: "off",
+        relay_error: null,
+        created_at: "2026-11-21 15:40:00",
+      }),
+    );
+    expect(await planOf(email)).toContain("SEARCH emails USING COVERING INDEX emails_by_global_seq");
+    const sms = await statementOf((ex) =>
+      emails.insertSms(ex, {
+        id: "s",
+        merchantId: "merchant",
+        to: "5555550100",
+        body: "b",
+        transactionId: null,
+        createdAt: "2026-11-21 15:40:00",
+      }),
+    );
+    expect(await planOf(sms)).toContain("SEARCH sms USING COVERING INDEX sms_by_global_seq");
+  });
+
   test("a clock advance counts the merchant's settled rows through their own index, not every transaction", async () => {
     const plan = await planOf(await statementOf((ex) => deposits.settlementCounts(ex, "merchant")));
     expect(plan).toContain("transactions_settled (merchant_id=? AND type=?)");

@@ -12,6 +12,7 @@ import m030 from "./030_insertion_order.sql" with { type: "text" };
 import m031 from "./031_invoice_transactions.sql" with { type: "text" };
 import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 import m033 from "./033_email_sender_name.sql" with { type: "text" };
+import m034 from "./034_outbox_seq.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -30,4 +31,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 31, name: "031_invoice_transactions", sql: m031 },
   { version: 32, name: "032_lookup_indexes", sql: m032 },
   { version: 33, name: "033_email_sender_name", sql: m033 },
+  { version: 34, name: "034_outbox_seq", sql: m034 },
 ];

@@ -16,6 +16,7 @@ import m026 from "./026_rate_limit_buckets.sql" with { type: "text" };
 import m031 from "./031_invoice_transactions.sql" with { type: "text" };
 import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 import m033 from "./033_email_sender_name.sql" with { type: "text" };
+import m034 from "./034_outbox_seq.sql" with { type: "text" };
 
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 31, name: "031_invoice_transactions", sql: m031 },
   { version: 32, name: "032_lookup_indexes", sql: m032 },
   { version: 33, name: "033_email_sender_name", sql: m033 },
+  { version: 34, name: "034_outbox_seq", sql: m034 },
 ];
