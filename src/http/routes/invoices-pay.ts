@@ -34,14 +34,15 @@ export function payScope(scope: string) {
 export function payInvoice(deps: AppDeps, receipts: ReceiptService, request: PayRequest) {
   const { invoices } = deps.services;
   return async (tx: Executor) => {
-    const { invoice, transaction } = await invoices.pay(
-      tx,
-      request.merchantId,
-      request.invoiceId,
-      request.paymentMethodId,
-      { source: request.source, isMerchantPresent: request.isMerchantPresent },
-    );
-    const record = await invoices.record(tx, invoice);
+    const {
+      invoice,
+      transaction,
+      record: built,
+    } = await invoices.pay(tx, request.merchantId, request.invoiceId, request.paymentMethodId, {
+      source: request.source,
+      isMerchantPresent: request.isMerchantPresent,
+    });
+    const record = built ?? (await invoices.record(tx, invoice));
     const afterCommit = () => receipts.afterInvoicePayment(request.merchantId, request.invoiceId);
     return transaction.success === 1
       ? { status: 200, body: record, afterCommit }

@@ -33,8 +33,8 @@ export function publicInvoiceRoutes(deps: AppDeps) {
       "/invoice",
       ({ merchant, body, idempotently }) =>
         idempotently(async (tx) => {
-          const row = await invoices.createPublic(tx, merchant.id, body, settingsOf(merchant), deps.publicUrl);
-          return { status: 200, body: await invoices.record(tx, row) };
+          const { record } = await invoices.createPublic(tx, merchant.id, body, settingsOf(merchant), deps.publicUrl);
+          return { status: 200, body: record };
         }),
       {
         idempotent: "POST /webpayment/invoice",

@@ -49,8 +49,7 @@ export function invoiceRoutes(deps: AppDeps) {
       ({ merchant, body, idempotently }) =>
         idempotently(async (tx) => ({
           status: 200,
-          body: await invoices.record(
-            tx,
+          body: (
             await invoices.createForMerchant(
               tx,
               merchant.id,
@@ -58,8 +57,8 @@ export function invoiceRoutes(deps: AppDeps) {
               deps.publicUrl,
               // The merchant's custom fields apply with Advanced Customization on.
               merchant.advanced_customization === 1 ? settingsOf(merchant).custom_fields : [],
-            ),
-          ),
+            )
+          ).record,
         })),
       {
         idempotent: "POST /invoice",

@@ -24,6 +24,12 @@ export { defaultInvoiceUrl, receiptAddress } from "./rules";
 
 export type Invoice = InvoiceRecord;
 
+/** An invoice row with the record built from it in the same unit of work (nothing changed since). */
+export interface RowAndRecord {
+  row: InvoiceRow;
+  record: Invoice;
+}
+
 export interface PayOptions {
   /** The transaction's source: "webpayment" for pay() and the hosted page, "api" for merchant calls. */
   source: string;
@@ -38,6 +44,12 @@ export interface PayOptions {
  * input rules are in ./rules.ts, the record shape in ./records.ts.
  */
 export class InvoiceService {
+  /**
+   * The invoice row and record the last sync in a unit of work wrote and emitted, by invoice id:
+   * pay() answers with them instead of reading the invoice and building its record again.
+   */
+  private readonly synced = new WeakMap<Executor, Map<string, RowAndRecord>>();
+
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
@@ -113,14 +125,18 @@ export class InvoiceService {
     return (await this.find(ex, merchantId, id)) !== null;
   }
 
-  /** pay()'s step 3: a DRAFT invoice for the payment method's customer, in the caller's unit of work. */
+  /**
+   * pay()'s step 3: a DRAFT invoice for the payment method's customer, in the caller's unit of
+   * work. Returns the row and the record built for its event (the answer: building it again would
+   * cost as much as the insert).
+   */
   async createPublic(
     ex: Executor,
     merchantId: string,
     input: PublicInvoiceBody,
     settings: AvsSettings,
     publicUrl: string,
-  ): Promise<InvoiceRow> {
+  ): Promise<RowAndRecord> {
     if (input.invoice_id) return this.reusePublic(ex, merchantId, input, settings);
     assertValid(await validatePublicInvoice(ex, this.customers, merchantId, input, settings));
     const pm = await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id);
@@ -150,7 +166,7 @@ export class InvoiceService {
     merchantId: string,
     input: PublicInvoiceBody,
     settings: AvsSettings,
-  ): Promise<InvoiceRow> {
+  ): Promise<RowAndRecord> {
     const invoice = await this.find(ex, merchantId, input.invoice_id!);
     if (!invoice) throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
     if (invoice.status === "DELETED" || SETTLED_STATUSES.includes(invoice.status)) {
@@ -167,18 +183,22 @@ export class InvoiceService {
     const email = input.email?.trim() || invoice.email;
     await repo.setInvoicePaymentMethod(ex, invoice.id, pm.id, email, await this.clock.timestamp(merchantId));
     const row = await this.get(ex, merchantId, invoice.id);
-    await this.events.emit(ex, { merchantId, name: "update_invoice", record: await this.record(ex, row) });
-    return row;
+    const record = await this.record(ex, row);
+    await this.events.emit(ex, { merchantId, name: "update_invoice", record });
+    return { row, record };
   }
 
-  /** POST /invoice: an invoice the merchant makes for one of its customers, in the caller's unit of work. */
+  /**
+   * POST /invoice: an invoice the merchant makes for one of its customers, in the caller's unit of
+   * work. Returns the row and the record built for its event.
+   */
   async createForMerchant(
     ex: Executor,
     merchantId: string,
     input: InvoiceBody,
     publicUrl: string,
     requiredFields: readonly MerchantCustomField[] = [],
-  ): Promise<InvoiceRow> {
+  ): Promise<RowAndRecord> {
     assertValid(await validateMerchantInvoice(ex, this.customers, merchantId, input, requiredFields));
     const pm = input.payment_method_id
       ? await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id)
@@ -215,7 +235,7 @@ export class InvoiceService {
       isPartialPaymentEnabled: boolean;
       dueAt: string | null;
     },
-  ): Promise<InvoiceRow> {
+  ): Promise<RowAndRecord> {
     const id = crypto.randomUUID();
     const now = await this.clock.timestamp(merchantId);
     await repo.insertInvoice(ex, {
@@ -237,14 +257,15 @@ export class InvoiceService {
       due_at: v.dueAt,
     });
     const row = await this.get(ex, merchantId, id);
-    await this.events.emit(ex, { merchantId, name: "create_invoice", record: await this.record(ex, row) });
-    return row;
+    const record = await this.record(ex, row);
+    await this.events.emit(ex, { merchantId, name: "create_invoice", record });
+    return { row, record };
   }
 
   /**
    * Charges the payment method for the invoice's full balance, in the caller's unit of work. The
    * transaction listener moves the invoice to PAID or ATTEMPTED. Returns the charge and the
-   * invoice after it.
+   * invoice after it, with the invoice's record when that listener built it (its update_invoice).
    */
   async pay(
     ex: Executor,
@@ -252,7 +273,7 @@ export class InvoiceService {
     id: string,
     paymentMethodId: string,
     options: PayOptions,
-  ): Promise<{ invoice: InvoiceRow; transaction: TransactionRow }> {
+  ): Promise<{ invoice: InvoiceRow; transaction: TransactionRow; record?: Invoice }> {
     const invoice = await this.get(ex, merchantId, id);
     if (invoice.status === "DELETED" || invoice.deleted_at) throw invalidState("The invoice was deleted.");
     if (SETTLED_STATUSES.includes(invoice.status)) {
@@ -260,6 +281,8 @@ export class InvoiceService {
     }
     const balance = invoice.total_cents - invoice.total_paid_cents;
     if (balance <= 0) throw invalidState("Nothing is due on this invoice.", { status: invoice.status });
+    // Only what the sync of this charge keeps may answer below.
+    this.synced.get(ex)?.delete(id);
     const { row: transaction } = await this.transactions.charge(ex, merchantId, {
       paymentMethodId,
       totalCents: balance,
@@ -272,6 +295,9 @@ export class InvoiceService {
       // charge records it from the start, so its answer, replays and webhooks all agree.
       receiptEmailAt: receiptAddress(invoice) ? await this.clock.timestamp(merchantId) : null,
     });
+    const synced = this.synced.get(ex)?.get(id);
+    if (synced) this.synced.get(ex)!.delete(id);
+    if (synced) return { invoice: synced.row, transaction, record: synced.record };
     return { invoice: await this.get(ex, merchantId, id), transaction };
   }
 
@@ -300,11 +326,14 @@ export class InvoiceService {
     if (Object.keys(update).length === 0) return;
     update.updated_at = await this.clock.timestamp(merchantId);
     await repo.updateInvoiceColumns(ex, row.id, update);
-    await this.events.emit(ex, {
-      merchantId,
-      name: "update_invoice",
-      record: await this.recordOf(ex, merchantId, row.id),
-    });
+    const fresh = await this.get(ex, merchantId, row.id);
+    const record = await this.record(ex, fresh);
+    // Kept until pay() (or the next sync of this invoice in this unit) takes it: nothing writes
+    // to the invoice or its transactions between this emit and pay()'s answer.
+    let synced = this.synced.get(ex);
+    if (!synced) this.synced.set(ex, (synced = new Map()));
+    synced.set(row.id, { row: fresh, record });
+    await this.events.emit(ex, { merchantId, name: "update_invoice", record });
   }
 
   /**
