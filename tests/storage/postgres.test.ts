@@ -386,6 +386,50 @@ describePostgres("the PostgreSQL test harness", () => {
   );
 });
 
+describePostgres("the run's shared PostgreSQL server", () => {
+  test(
+    "files in two --parallel workers share one server, and it is stopped and removed when the run ends",
+    async () => {
+      const run = Bun.spawn(
+        [
+          process.execPath,
+          "test",
+          "--parallel=2",
+          "--parallel-delay=0",
+          "./tests/storage/fixtures/shared-postgres-a.ts",
+          "./tests/storage/fixtures/shared-postgres-b.ts",
+        ],
+        {
+          cwd: resolve(import.meta.dir, "../.."),
+          env: { ...process.env, PAYSANDBOX_TEST_DB: "" },
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(run.stdout).text(),
+        new Response(run.stderr).text(),
+        run.exited,
+      ]);
+      expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
+      const seen = [...`${stdout}${stderr}`.matchAll(/SHARED-SERVER (\{.*\})/g)].map(
+        (match) => JSON.parse(match[1]!) as { pid: number; dir: string; port: number },
+      );
+      expect(seen).toHaveLength(2);
+      expect(seen[0]!.pid).not.toBe(seen[1]!.pid); // two worker processes
+      expect(seen[1]!.dir).toBe(seen[0]!.dir); // one server
+      // The watchdog stops it once the run's coordinator is gone (it polls every 0.2 s).
+      const deadline = Date.now() + 30_000;
+      while (existsSync(seen[0]!.dir) && Date.now() < deadline) await Bun.sleep(100);
+      expect(existsSync(seen[0]!.dir)).toBe(false);
+      await expect(
+        openPostgres(`postgres://paysandbox@127.0.0.1:${seen[0]!.port}/postgres`, { connectionTimeout: 5 }),
+      ).rejects.toThrow("cannot connect to PostgreSQL");
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+});
+
 describe("without PostgreSQL installed", () => {
   const runFixture = async (ci: string) => {
     const proc = Bun.spawn([process.execPath, "test", "./tests/storage/fixtures/needs-postgres.ts"], {

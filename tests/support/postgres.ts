@@ -204,7 +204,7 @@ export async function startPostgres(): Promise<PostgresServer> {
 interface StartedServer {
   port: number;
   dir: string;
-  /** Stops the server at once, removes its directory and ends the watchdog. */
+  /** Stops the server at once and removes its directory. */
   stopSync(): void;
 }
 
@@ -281,7 +281,7 @@ async function initAndStart(watched: number, also: string[] = []): Promise<Start
     if (port === 0) throw new Error(`pg_ctl start failed ${PORT_ATTEMPTS} times:\n${lastError}`);
 
     const stopCommand = [join(bin, "pg_ctl"), "stop", "-D", data, "-m", "immediate", "-w"];
-    const watchdog = startWatchdog(watched, dir, data, also);
+    startWatchdog(watched, dir, data, also);
     return {
       port,
       dir,
@@ -294,7 +294,6 @@ async function initAndStart(watched: number, also: string[] = []): Promise<Start
           stderr: "ignore",
         });
         cleanup();
-        watchdog.kill();
       },
     };
   } catch (error) {
@@ -305,14 +304,15 @@ async function initAndStart(watched: number, also: string[] = []): Promise<Start
 
 /**
  * The handle tests hold on a server: databases are named by `name(label)`; `stop` runs `stopServer`
- * after closing the admin connection.
+ * (with the URLs of the databases this handle created), then closes the admin connection.
  */
 function serverHandle(
   port: number,
   dir: string,
   name: (label: string) => string,
-  stopServer: (handle: PostgresServer) => Promise<void>,
+  stopServer: (handle: PostgresServer, created: ReadonlySet<string>) => Promise<void>,
 ): PostgresServer {
+  const created = new Set<string>();
   let admin: SQL | undefined;
   const adminConnection = () => (admin ??= new SQL({ url: server.url("postgres"), database: "postgres", max: 1 }));
   const server: PostgresServer = {
@@ -329,6 +329,7 @@ function serverHandle(
       );
       const from = template === undefined ? "" : ` TEMPLATE "${template.replaceAll('"', '""')}" STRATEGY FILE_COPY`;
       await adminConnection().unsafe(`CREATE DATABASE "${database}"${from}`);
+      created.add(server.url(database));
       return server.url(database);
     },
     async dropDatabase(url) {
@@ -336,7 +337,8 @@ function serverHandle(
       await adminConnection().unsafe(`DROP DATABASE IF EXISTS "${database.replaceAll('"', '""')}" WITH (FORCE)`);
     },
     async stop() {
-      await stopServer(server);
+      await stopServer(server, created);
+      created.clear();
       await admin?.close({ timeout: 0 }).catch(() => {});
       admin = undefined;
     },
@@ -347,7 +349,8 @@ function serverHandle(
 /**
  * A detached shell that waits for the process `watched` to end however it ends (even SIGKILL),
  * then stops the server with SIGQUIT (PostgreSQL's immediate shutdown) and removes its directory
- * and the directories in `also`. On a normal stop the handle does that and kills the watchdog.
+ * and the directories in `also`. A server of a test's own is stopped by its handle before that;
+ * the watchdog then finds nothing left to do.
  */
 function startWatchdog(watched: number, dir: string, data: string, also: string[] = []) {
   const script = [
@@ -357,13 +360,14 @@ function startWatchdog(watched: number, dir: string, data: string, also: string[
     'if [ -n "$pid" ]; then kill -QUIT "$pid" 2>/dev/null; i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; fi',
     'rm -rf "$dir" "$@"',
   ].join("\n");
-  const child = Bun.spawn(["sh", "-c", script, "pg-watchdog", String(watched), dir, data, ...also], {
-    cwd: "/",
-    detached: true,
-    stdio: ["ignore", "ignore", "ignore"],
-  });
+  // The loop runs in a background subshell, not in the shell Bun starts: `bun test --parallel` ends
+  // the processes a test file spawned when that file ends, which would take the watchdog of the
+  // run's shared server with it while the server (daemonized by pg_ctl) lived on after the run.
+  const child = Bun.spawn(
+    ["sh", "-c", `(\n${script}\n) </dev/null >/dev/null 2>&1 &`, "pg-watchdog", String(watched), dir, data, ...also],
+    { cwd: "/", detached: true, stdio: ["ignore", "ignore", "ignore"] },
+  );
   child.unref();
-  return child;
 }
 
 /** Where the run's shared server is published: its port, directory and migrated template. */
@@ -407,19 +411,11 @@ async function runServer(): Promise<{ server: PostgresServer; template: string }
   const deadline = Date.now() + POSTGRES_TIMEOUT_MS;
   // Databases of this handle get a random part: other files of the run name theirs too.
   const name = (label: string) => `${label}_${randomBytes(6).toString("hex")}`;
-  const made = new Set<string>();
   const attach = (info: RunServerInfo) => {
-    const server = serverHandle(info.port, info.dir, name, async (handle) => {
+    const server = serverHandle(info.port, info.dir, name, async (handle, created) => {
       // The server outlives this file; the databases this file made do not.
-      for (const url of made) await handle.dropDatabase(url).catch(() => {});
-      made.clear();
+      for (const url of created) await handle.dropDatabase(url).catch(() => {});
     });
-    const createDatabase = server.createDatabase;
-    server.createDatabase = async (label, template) => {
-      const url = await createDatabase(label, template);
-      made.add(url);
-      return url;
-    };
     return { server, template: info.template };
   };
 
