@@ -386,33 +386,37 @@ describePostgres("the PostgreSQL test harness", () => {
   );
 });
 
+/**
+ * `bun test` run on fixture files from the repository root, as a separate run (the test dialect of
+ * this one is not passed on); resolves with its exit code and its output.
+ */
+async function runBunTest(args: string[], env: Record<string, string> = {}) {
+  const run = Bun.spawn([process.execPath, "test", ...args], {
+    cwd: resolve(import.meta.dir, "../.."),
+    env: { ...process.env, PAYSANDBOX_TEST_DB: "", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(run.stdout).text(),
+    new Response(run.stderr).text(),
+    run.exited,
+  ]);
+  return { code, output: stdout + stderr };
+}
+
 describePostgres("the run's shared PostgreSQL server", () => {
   test(
     "files in two --parallel workers share one server, and it is stopped and removed when the run ends",
     async () => {
-      const run = Bun.spawn(
-        [
-          process.execPath,
-          "test",
-          "--parallel=2",
-          "--parallel-delay=0",
-          "./tests/storage/fixtures/shared-postgres-a.ts",
-          "./tests/storage/fixtures/shared-postgres-b.ts",
-        ],
-        {
-          cwd: resolve(import.meta.dir, "../.."),
-          env: { ...process.env, PAYSANDBOX_TEST_DB: "" },
-          stdout: "pipe",
-          stderr: "pipe",
-        },
-      );
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(run.stdout).text(),
-        new Response(run.stderr).text(),
-        run.exited,
+      const { code, output } = await runBunTest([
+        "--parallel=2",
+        "--parallel-delay=0",
+        "./tests/storage/fixtures/shared-postgres-a.ts",
+        "./tests/storage/fixtures/shared-postgres-b.ts",
       ]);
-      expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
-      const seen = [...`${stdout}${stderr}`.matchAll(/SHARED-SERVER (\{.*\})/g)].map(
+      expect({ code, output: code === 0 ? "" : output }).toEqual({ code: 0, output: "" });
+      const seen = [...output.matchAll(/SHARED-SERVER (\{.*\})/g)].map(
         (match) => JSON.parse(match[1]!) as { pid: number; dir: string; port: number },
       );
       expect(seen).toHaveLength(2);
@@ -431,21 +435,9 @@ describePostgres("the run's shared PostgreSQL server", () => {
 });
 
 describe("without PostgreSQL installed", () => {
-  const runFixture = async (ci: string) => {
-    const proc = Bun.spawn([process.execPath, "test", "./tests/storage/fixtures/needs-postgres.ts"], {
-      cwd: resolve(import.meta.dir, "../.."),
-      // The fixture decides for itself: the test dialect of this run (PAYSANDBOX_TEST_DB) is not passed on.
-      env: { ...process.env, PAYSANDBOX_TEST_DB: "", PAYSANDBOX_PG_BIN: "/nonexistent", CI: ci },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
-    return { code, output: stdout + stderr };
-  };
+  // The fixture decides for itself whether PostgreSQL is there.
+  const runFixture = (ci: string) =>
+    runBunTest(["./tests/storage/fixtures/needs-postgres.ts"], { PAYSANDBOX_PG_BIN: "/nonexistent", CI: ci });
 
   test(
     "a PostgreSQL suite is skipped with a notice on a developer's machine",
