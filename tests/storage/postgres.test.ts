@@ -13,6 +13,7 @@ import { migratePostgres } from "../../src/storage/postgres/migrate";
 import { POSTGRES_MIGRATIONS } from "../../src/storage/postgres/migrations/index";
 import { openDatabase } from "../../src/storage/sqlite/open";
 import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase, startPostgres } from "../support/postgres";
+import { runToExit } from "../support/process";
 
 describePostgres("PostgreSQL executor", () => {
   let db: PostgresDatabase;
@@ -387,34 +388,28 @@ describePostgres("the PostgreSQL test harness", () => {
 });
 
 /**
- * `bun test` run on fixture files from the repository root, as a separate run (the test dialect of
- * this one is not passed on); resolves with its exit code and its output.
+ * A separate `bun test` run of fixture files (runToExit leaves out the PAYSANDBOX_* settings of this
+ * one, the test dialect included); its exit code and its output.
  */
 async function runBunTest(args: string[], env: Record<string, string> = {}) {
-  const run = Bun.spawn([process.execPath, "test", ...args], {
-    cwd: resolve(import.meta.dir, "../.."),
-    env: { ...process.env, PAYSANDBOX_TEST_DB: "", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(run.stdout).text(),
-    new Response(run.stderr).text(),
-    run.exited,
-  ]);
-  return { code, output: stdout + stderr };
+  const run = await runToExit([process.execPath, "test", ...args], { env, timeoutMs: POSTGRES_TIMEOUT_MS });
+  return { code: run.code, output: run.stdout + run.stderr };
 }
 
 describePostgres("the run's shared PostgreSQL server", () => {
   test(
     "files in two --parallel workers share one server, and it is stopped and removed when the run ends",
     async () => {
-      const { code, output } = await runBunTest([
-        "--parallel=2",
-        "--parallel-delay=0",
-        "./tests/storage/fixtures/shared-postgres-a.ts",
-        "./tests/storage/fixtures/shared-postgres-b.ts",
-      ]);
+      const pgBin = process.env.PAYSANDBOX_PG_BIN;
+      const { code, output } = await runBunTest(
+        [
+          "--parallel=2",
+          "--parallel-delay=0",
+          "./tests/storage/fixtures/shared-postgres-a.ts",
+          "./tests/storage/fixtures/shared-postgres-b.ts",
+        ],
+        pgBin ? { PAYSANDBOX_PG_BIN: pgBin } : {},
+      );
       expect({ code, output: code === 0 ? "" : output }).toEqual({ code: 0, output: "" });
       const seen = [...output.matchAll(/SHARED-SERVER (\{.*\})/g)].map(
         (match) => JSON.parse(match[1]!) as { pid: number; dir: string; port: number },
