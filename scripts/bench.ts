@@ -343,6 +343,15 @@ interface Load {
 
 type Scenario = "ceiling" | "charge" | "get" | "pay";
 
+/** The reference servers of bench/ceiling.ts (issue 19's budget table), in the table's order. */
+const REFERENCE_MODES = ["elysia", "memory", "wal"] as const;
+type ReferenceMode = (typeof REFERENCE_MODES)[number];
+const REFERENCE_LABELS: Record<ReferenceMode, string> = {
+  elysia: "Elysia + TypeBox body schema, no database",
+  memory: "+ one INSERT into in-memory SQLite",
+  wal: "+ one autocommit INSERT into a WAL file",
+};
+
 function wrkScript(scenario: Scenario, path: string, apiKey?: string): string {
   const headers = [
     `wrk.headers["Content-Type"] = "application/json"`,
@@ -531,6 +540,17 @@ async function main() {
     const ceil = await withCpu(ceiling.child.pid!, () => drive(options, "ceiling", ceiling.url, "/"));
     await stopChild(ceiling.child);
 
+    // Issue 19's budget table, measured in the same run: the stack under the sandbox with nothing
+    // of the sandbox in it, so the ratio of POST /charge can be read against what one INSERT costs here.
+    const reference: Record<ReferenceMode, Load & { cpu_us_per_request: number }> = {} as never;
+    for (const mode of REFERENCE_MODES) {
+      log(`reference: ${REFERENCE_LABELS[mode]}…`);
+      const server = await startServer(BUN, [join(ROOT, "bench/ceiling.ts"), mode, join(dir, "reference.sqlite")], "/");
+      await drive(options, "ceiling", server.url, "/", {}, warm);
+      reference[mode] = await withCpu(server.child.pid!, () => drive(options, "ceiling", server.url, "/"));
+      await stopChild(server.child);
+    }
+
     log("POST /charge…");
     await drive(options, "charge", sandbox.url, "/charge", { apiKey: API_KEY }, warm);
     const charge = await withCpu(sandbox.child.pid!, () =>
@@ -609,7 +629,21 @@ async function main() {
 
     Object.assign(results, {
       ceiling: ceil,
-      charge: { ...charge, ratio_to_ceiling: round(charge.rps / ceil.rps, 3) },
+      reference: Object.fromEntries(
+        REFERENCE_MODES.map((mode) => [
+          mode,
+          {
+            label: REFERENCE_LABELS[mode],
+            ...reference[mode],
+            ratio_to_ceiling: round(reference[mode].rps / ceil.rps, 3),
+          },
+        ]),
+      ),
+      charge: {
+        ...charge,
+        ratio_to_ceiling: round(charge.rps / ceil.rps, 3),
+        ratio_to_reference_memory: round(charge.rps / reference.memory.rps, 3),
+      },
       charge_postgres: pgOne && { ...pgOne, ratio_to_ceiling: round(pgOne.rps / ceil.rps, 3) },
       charge_postgres_two_processes: pgTwo && { ...pgTwo, ratio_to_ceiling: round(pgTwo.rps / ceil.rps, 3) },
       pay: pay && { ...pay, pays_per_second: round(pay.rps / 3) },
@@ -647,8 +681,17 @@ async function main() {
         null,
       ],
       [
+        "issue 19's budget, same run: Elysia + TypeBox body schema · + one INSERT into in-memory SQLite · + one autocommit INSERT into a WAL file",
+        REFERENCE_MODES.map(
+          (mode) =>
+            `${Math.round(reference[mode].rps).toLocaleString("en")} req/s (${r.reference[mode].ratio_to_ceiling}×, ${cpu(reference[mode])})`,
+        ).join(" · "),
+        "—",
+        null,
+      ],
+      [
         "POST /charge (fresh payment method, durable)",
-        `${Math.round(charge.rps).toLocaleString("en")} req/s · p50 ${charge.p50} ms · p99 ${charge.p99} ms · ${r.charge.ratio_to_ceiling}× ceiling · ${cpu(charge)}`,
+        `${Math.round(charge.rps).toLocaleString("en")} req/s · p50 ${charge.p50} ms · p99 ${charge.p99} ms · ${r.charge.ratio_to_ceiling}× ceiling (${r.charge.ratio_to_reference_memory}× Elysia + one in-memory INSERT) · ${cpu(charge)}`,
         "≥ 0.30× ceiling, p99 ≤ 10 ms",
         r.charge.ratio_to_ceiling >= 0.3 && charge.p99 <= 10,
       ],
@@ -720,6 +763,7 @@ async function main() {
     // A phase that got errors measured something else than it claims: say so loudly.
     const phases: [string, Load | null][] = [
       ["ceiling", ceil],
+      ...REFERENCE_MODES.map((mode): [string, Load] => [`reference: ${REFERENCE_LABELS[mode]}`, reference[mode]]),
       ["POST /charge", charge],
       ["POST /charge (PostgreSQL)", pgOne],
       ["POST /charge (PostgreSQL, two processes)", pgTwo],
