@@ -9,13 +9,19 @@
  * - `wal`: the same plus one autocommit INSERT into a SQLite file in WAL mode (synchronous =
  *   NORMAL, as the sandbox), given as the second argument.
  *
- * The last three are issue 19's budget table: what the stack under the sandbox costs on this
- * machine, so the ratio of POST /charge to the ceiling can be read against them.
+ * - `schema`: the floor of POST /charge on the sandbox's own schema: the same Elysia route plus
+ *   what a charge does in SQL and nothing else — read the payment method and its customer, one
+ *   INSERT into `transactions` (its indexes, trigger and foreign keys) — with the requests of one
+ *   turn of the event loop sharing one commit that each answer waits for, as the sandbox does. The
+ *   second argument is a copy of the bench's seeded database (the default merchant charges).
+ *
+ * `elysia`, `memory` and `wal` are issue 19's budget table: what the stack under the sandbox costs
+ * on this machine, so the ratio of POST /charge to the ceiling can be read against them.
  */
 import { Database } from "bun:sqlite";
 import { Elysia, t } from "elysia";
 
-const MODES = ["bare", "elysia", "memory", "wal"] as const;
+const MODES = ["bare", "elysia", "memory", "wal", "schema"] as const;
 type Mode = (typeof MODES)[number];
 
 const mode = (process.argv[2] ?? "bare") as Mode;
@@ -34,6 +40,74 @@ function inserter(file: string): (id: string, paymentMethodId: string, total: nu
   return (id, paymentMethodId, total) => void insert.run(id, paymentMethodId, total);
 }
 
+/**
+ * A charge's SQL on the sandbox's schema (see `schema` above): the payment method, its customer and
+ * the INSERT of an approved charge, each request in a savepoint of the turn's one transaction.
+ */
+interface StoredMethod {
+  id: string;
+  customer_id: string;
+  method: string;
+  card_last_four: string;
+}
+
+function charger(file: string): (paymentMethodId: string, total: number) => Promise<string | null> {
+  const db = new Database(file, { strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  const merchant = (db.query("SELECT id FROM merchants WHERE is_default = 1").get() as { id: string }).id;
+  const paymentMethod = db.prepare("SELECT * FROM payment_methods WHERE id = +? AND merchant_id = +?");
+  const customer = db.prepare("SELECT * FROM customers WHERE id = +? AND merchant_id = +?");
+  const insert = db.prepare(
+    `INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type, success, total_cents,
+       last_four, auth_id, issuer_auth_code, message, meta, reference_id, source, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'charge', 1, ?, ?, ?, ?, 'Approved', '{}', ?, 'api', ?, ?) RETURNING *`,
+  );
+  const [begin, commit, savepoint, release] = ["BEGIN IMMEDIATE", "COMMIT", 'SAVEPOINT "unit"', 'RELEASE "unit"'].map(
+    (text) => db.prepare(text),
+  );
+  let batch: Promise<void> | undefined;
+  return async (paymentMethodId, total) => {
+    if (!batch) {
+      begin!.run();
+      batch = new Promise((done) =>
+        setImmediate(() => {
+          batch = undefined;
+          commit!.run();
+          done();
+        }),
+      );
+    }
+    const committed = batch;
+    savepoint!.run();
+    const method = paymentMethod.get(paymentMethodId, merchant) as StoredMethod | null;
+    const owner = method && (customer.get(method.customer_id, merchant) as { id: string } | null);
+    const now = new Date().toISOString();
+    const id = Bun.randomUUIDv7();
+    if (method && owner) {
+      const auth = crypto.randomUUID();
+      insert.get(
+        id,
+        merchant,
+        owner.id,
+        method.id,
+        method.method,
+        Math.round(total * 100),
+        method.card_last_four,
+        auth,
+        "123456",
+        auth,
+        now,
+        now,
+      );
+    }
+    release!.run();
+    await committed;
+    return method && owner ? id : null;
+  };
+}
+
 function listenBare(): ReturnType<typeof Bun.serve> {
   return Bun.serve({
     hostname: "127.0.0.1",
@@ -47,8 +121,10 @@ function listenBare(): ReturnType<typeof Bun.serve> {
 
 function listenElysia(): number {
   const walFile = process.argv[3];
-  if (mode === "wal" && !walFile) throw new Error("bench/ceiling.ts wal: give the SQLite file to write");
+  if ((mode === "wal" || mode === "schema") && !walFile)
+    throw new Error(`bench/ceiling.ts ${mode}: give the SQLite file to write`);
   const insert = mode === "memory" ? inserter(":memory:") : mode === "wal" ? inserter(walFile!) : undefined;
+  const charge = mode === "schema" ? charger(walFile!) : undefined;
   const body = t.Object({
     payment_method_id: t.String(),
     total: t.Number(),
@@ -58,7 +134,11 @@ function listenElysia(): number {
     .get("/", () => ({ ok: true }))
     .post(
       "/",
-      ({ body }) => {
+      async ({ body, status }) => {
+        if (charge) {
+          const id = await charge(body.payment_method_id, body.total);
+          return id ? { id, success: true, total: body.total } : status(404, { message: "No such payment method." });
+        }
         const id = crypto.randomUUID();
         insert?.(id, body.payment_method_id, body.total);
         return { id, success: true, total: body.total };
