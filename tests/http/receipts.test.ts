@@ -346,6 +346,18 @@ describe("the e-mail outbox API", () => {
     expect((await ctx.call("GET", "/_sandbox/emails/nope", { auth: false })).status).toBe(404);
   });
 
+  test("an id holding a line break is an unknown e-mail (404), not an internal error", async () => {
+    // Found by npm run fuzz: the id pattern's "." did not match a line break, and the route threw.
+    const ctx = await setup();
+    await pay(ctx, { email: "first@example.com" });
+    for (const id of ["abc%0D", "abc%0A.html", "%0D%0A.eml", "latest%0A", "%F1%A2%B4%B6%0D"]) {
+      for (const auth of [false, ctx.apiKey] as const) {
+        const res = await ctx.call("GET", `/_sandbox/emails/${id}`, { auth });
+        expect({ id, status: res.status, code: res.body.code }).toEqual({ id, status: 404, code: "not_found" });
+      }
+    }
+  });
+
   test("the .eml is composed once: the same bytes on every read, with the record's Message-ID and its time sent", async () => {
     const ctx = await setup();
     await pay(ctx, { email: "dated@example.com" });

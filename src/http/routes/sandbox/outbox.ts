@@ -106,7 +106,8 @@ export function outboxRoutes(deps: AppDeps) {
       "/emails/:id",
       async ({ headers, params, set }) => {
         // ":id" may be "latest", and ".html" / ".eml" pick the HTML part or the raw message.
-        const match = /^(.*?)(\.html|\.eml)?$/.exec(params.id)!;
+        // The `s` flag: an id may hold any character (a line break too), and each is looked up as is.
+        const match = /^(.*?)(\.html|\.eml)?$/s.exec(params.id)!;
         const [, id, format] = match as unknown as [string, string, string | undefined];
         const row =
           id === "latest"
