@@ -317,6 +317,11 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
     throw new ConfigError(
       `--rate-limit expects "PUBLIC/MERCHANT" requests per minute, e.g. 10/150; got "${result.rateLimit}"`,
     );
+  const publicUrlProblem = result.publicUrl === "" ? undefined : problemOfPublicUrl(result.publicUrl);
+  if (publicUrlProblem)
+    throw new ConfigError(
+      `--public-url expects the address integrators open, http(s)://HOST[:PORT][/PATH] (e.g. https://sandbox.team.internal); ${publicUrlProblem}, got "${result.publicUrl}"`,
+    );
   if (result.smtpUrl !== "" && !/^smtps?:\/\/[^\s/?#]+(:\d+)?\/?$/i.test(result.smtpUrl))
     throw new ConfigError(`--smtp expects smtp://host:port (or smtps://), got "${result.smtpUrl}"`);
   // Beyond loopback the documented keys would open the API to the whole network: the default
@@ -429,6 +434,26 @@ export function databaseTarget(value: string): DatabaseTarget {
 /** A value that may be a URL with a password, for a message: the password replaced. */
 function safeDisplay(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, "$1:***@");
+}
+
+/**
+ * Why a --public-url cannot be the base of the links the sandbox hands out (payjs.js, hosted pages,
+ * receipts, the OpenAPI server), or undefined when it can.
+ */
+function problemOfPublicUrl(value: string): string | undefined {
+  if (/\s/.test(value)) return "it holds white space";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "it is not an absolute URL";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${url.protocol} is not http: or https:`;
+  if (url.hostname === "") return "the host is missing";
+  if (url.username !== "" || url.password !== "") return "it may not hold a user name or password";
+  if (url.search !== "" || value.includes("?")) return "it may not hold a query";
+  if (url.hash !== "" || value.includes("#")) return "it may not hold a fragment";
+  return undefined;
 }
 
 /** The public base URL: the configured one, or http://host:port. */

@@ -46,6 +46,31 @@ describe("config", () => {
 
   test("a public URL, when given, is used as is without a trailing slash", () => {
     expect(publicUrlOf(loadConfig(["--public-url", "https://pay.test/"], {}))).toBe("https://pay.test");
+    expect(publicUrlOf(loadConfig(["--public-url", "http://10.0.0.5:7290"], {}))).toBe("http://10.0.0.5:7290");
+    expect(publicUrlOf(loadConfig([], { PAYSANDBOX_PUBLIC_URL: "https://team.internal/sandbox/" }))).toBe(
+      "https://team.internal/sandbox",
+    );
+  });
+
+  test("a public URL that cannot be the base of the sandbox's links stops the start and says why", () => {
+    // Each was taken as given before: payjs.js, the hosted pages, receipts and the OpenAPI server then linked nowhere.
+    const cases: [string, string][] = [
+      ["not a url", "it holds white space"],
+      ["sandbox.test", "it is not an absolute URL"],
+      ["ftp://sandbox.test", "ftp: is not http: or https:"],
+      ["javascript:alert(1)", "javascript: is not http: or https:"],
+      ["https://user:secret@sandbox.test", "it may not hold a user name or password"],
+      ["https://sandbox.test/?a=1", "it may not hold a query"],
+      ["https://sandbox.test/#top", "it may not hold a fragment"],
+    ];
+    for (const [value, why] of cases) {
+      expect(() => loadConfig(["--public-url", value], {})).toThrow(
+        new ConfigError(
+          `--public-url expects the address integrators open, http(s)://HOST[:PORT][/PATH] (e.g. https://sandbox.team.internal); ${why}, got "${value}"`,
+        ),
+      );
+    }
+    expect(() => loadConfig([], { PAYSANDBOX_PUBLIC_URL: "ftp://x" })).toThrow(/--public-url expects/);
   });
 
   test("unknown flags, missing values and bad numbers are errors that say what is wrong", () => {
