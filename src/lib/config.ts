@@ -317,6 +317,18 @@ export function loadConfig(argv: readonly string[], env: Record<string, string |
     throw new ConfigError(
       `--rate-limit expects "PUBLIC/MERCHANT" requests per minute, e.g. 10/150; got "${result.rateLimit}"`,
     );
+  // The token is a path segment of every /webpayment/{token}/… URL and the key a Bearer credential
+  // (RFC 6750's b64token): other characters would make keys no client can send.
+  if (result.defaultWebPaymentsToken !== "" && !/^[A-Za-z0-9._~-]{1,256}$/.test(result.defaultWebPaymentsToken))
+    throw new ConfigError(
+      `--web-payments-token may hold letters, digits and . _ ~ - (at most 256), as it is part of every /webpayment/{token}/ URL; got "${result.defaultWebPaymentsToken}"`,
+    );
+  if (result.defaultApiKey !== "" && !/^[A-Za-z0-9._~+/-]+=*$/.test(result.defaultApiKey))
+    throw new ConfigError(
+      `--api-key may hold letters, digits and . _ ~ + / - (then = padding), as it is sent as "Authorization: Bearer <key>"; got "${result.defaultApiKey}"`,
+    );
+  if (result.defaultApiKey.length > 256)
+    throw new ConfigError(`--api-key may be at most 256 characters long; got ${result.defaultApiKey.length}`);
   const publicUrlProblem = result.publicUrl === "" ? undefined : problemOfPublicUrl(result.publicUrl);
   if (publicUrlProblem)
     throw new ConfigError(

@@ -52,6 +52,30 @@ describe("config", () => {
     );
   });
 
+  test("chosen keys must be sendable: the token as a URL path segment, the API key as a Bearer credential", () => {
+    const config = loadConfig(["--web-payments-token", "pk_live-Token.1~x", "--api-key", "sk_A1+b/c-d.e~f=="], {});
+    expect([config.defaultWebPaymentsToken, config.defaultApiKey]).toEqual(["pk_live-Token.1~x", "sk_A1+b/c-d.e~f=="]);
+    for (const token of ["<script>", "a/b", "a b", "tok?en", "t%20", "x".repeat(257)]) {
+      expect(() => loadConfig(["--web-payments-token", token], {})).toThrow(
+        new ConfigError(
+          `--web-payments-token may hold letters, digits and . _ ~ - (at most 256), as it is part of every /webpayment/{token}/ URL; got "${token}"`,
+        ),
+      );
+    }
+    for (const key of ["a b", "key\u00e9", "k=ey", "<k>", "k;ey"]) {
+      expect(() => loadConfig([], { PAYSANDBOX_API_KEY: key })).toThrow(
+        new ConfigError(
+          `--api-key may hold letters, digits and . _ ~ + / - (then = padding), as it is sent as "Authorization: Bearer <key>"; got "${key}"`,
+        ),
+      );
+    }
+    expect(() => loadConfig(["--api-key", "k".repeat(257)], {})).toThrow(
+      "--api-key may be at most 256 characters long",
+    );
+    // Empty means random (the flag's documented default beyond loopback).
+    expect(loadConfig(["--api-key", ""], {}).defaultApiKey).toBe("");
+  });
+
   test("a public URL that cannot be the base of the sandbox's links stops the start and says why", () => {
     // Each was taken as given before: payjs.js, the hosted pages, receipts and the OpenAPI server then linked nowhere.
     const cases: [string, string][] = [
