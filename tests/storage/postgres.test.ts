@@ -4,6 +4,7 @@
  * statements, the migrations (also from several processes at once) and the harness itself.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL, type TransactionSQL } from "bun";
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { statSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -286,6 +287,11 @@ describePostgres("PostgreSQL migrations", () => {
           expect(seq).toEqual({ name: "seq", notNull: true, default: null, primaryKey: false });
           shape.tables[table] = shape.tables[table]!.filter((column) => column !== seq);
         }
+        // The list total's counter has 16 slots per merchant on PostgreSQL, so concurrent charges
+        // never queue on one row (migration 035); SQLite's one writer keeps one row.
+        const slot = shape.tables.transaction_counts!.find((column) => column.name === "slot");
+        expect(slot).toEqual({ name: "slot", notNull: true, default: "0", primaryKey: true });
+        shape.tables.transaction_counts = shape.tables.transaction_counts!.filter((column) => column !== slot);
         expect(shape).toEqual(sqliteSchema(sqlite));
       } finally {
         sqlite.close();
@@ -317,7 +323,10 @@ describePostgres("PostgreSQL migrations", () => {
           success, total_cents, created_at, updated_at)
           VALUES (${id}, ${merchant}, ${parent}, ${`c-${merchant}`}, ${`pm-${merchant}`}, ${"card"},
             ${parent ? "refund" : "charge"}, ${1}, ${9_999_999_999}, ${now}, ${now})`);
-        const counts = () => db.all(sql`SELECT merchant_id, top_level FROM transaction_counts ORDER BY merchant_id`);
+        const counts = () =>
+          db.all(
+            sql`SELECT merchant_id, SUM(top_level) AS top_level FROM transaction_counts GROUP BY merchant_id ORDER BY merchant_id`,
+          );
 
         await charge("t1", "m1", null);
         await charge("t2", "m1", null);
@@ -354,6 +363,76 @@ describePostgres("PostgreSQL migrations", () => {
           total_cents: 9_999_999_999,
         });
       } finally {
+        await db.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+});
+
+describePostgres("the transaction counter on PostgreSQL", () => {
+  test(
+    "two connections charging one merchant at once do not wait for each other's commit (migration 035)",
+    async () => {
+      const url = await postgresDatabase("count-slots");
+      const db = await openPostgres(url);
+      // Single connections, so each insert's backend (and counter slot) is known.
+      const clients: SQL[] = [];
+      try {
+        await migratePostgres(db);
+        const now = "2026-11-23 12:00:00";
+        await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
+          api_key_hash, webhook_secret, created_at, updated_at)
+          VALUES (${"m1"}, ${"m1"}, ${"t-m1"}, ${"th-m1"}, ${"k-m1"}, ${"kh-m1"}, ${"s"}, ${now}, ${now})`);
+        await db.run(sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at)
+          VALUES (${"c-m1"}, ${"m1"}, ${"||"}, ${now}, ${now})`);
+        await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
+          outcome, created_at, updated_at)
+          VALUES (${"pm-m1"}, ${"m1"}, ${"c-m1"}, ${"card"}, ${"A B"}, ${"f"}, ${"approve"}, ${now}, ${now})`);
+        // Two connections whose backends write different slots (pids that differ modulo 16).
+        const bySlot = new Map<number, SQL>();
+        while (bySlot.size < 2 && clients.length < 40) {
+          const client = new SQL(url, { max: 1 });
+          clients.push(client);
+          const [{ pid }] = await client`SELECT pg_backend_pid() AS pid`;
+          if (!bySlot.has(pid % 16)) bySlot.set(pid % 16, client);
+        }
+        const [first, second] = [...bySlot.values()] as [SQL, SQL];
+        const insert = (client: SQL | TransactionSQL, id: string) =>
+          client`INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type, success,
+            total_cents, created_at, updated_at)
+            VALUES (${id}, ${"m1"}, ${"c-m1"}, ${"pm-m1"}, ${"card"}, ${"charge"}, ${1}, ${100}, ${now}, ${now})`;
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let inserted!: () => void;
+        const firstInserted = new Promise<void>((resolve) => (inserted = resolve));
+        // The first charge inserts and holds its transaction open.
+        const open = first.begin(async (tx) => {
+          await insert(tx, "t1");
+          inserted();
+          await held;
+        });
+        await firstInserted;
+        // The second, on the other connection, commits meanwhile: with one counter row per merchant it
+        // waited for the first's COMMIT (here: a lock timeout).
+        const outcome = await second
+          .begin(async (tx) => {
+            await tx`SET LOCAL lock_timeout = '2s'`;
+            await insert(tx, "t2");
+          })
+          .then(
+            () => "committed",
+            (error: Error) => error.message,
+          );
+        release();
+        await open;
+        expect(outcome).toBe("committed");
+        const total = await db.get<{ n: number }>(
+          sql`SELECT SUM(top_level) AS n FROM transaction_counts WHERE merchant_id = ${"m1"}`,
+        );
+        expect(total).toEqual({ n: 2 });
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
         await db.close();
       }
     },

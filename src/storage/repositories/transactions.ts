@@ -315,12 +315,13 @@ export async function listTransactions(
     );
   }
   const clause = sql.join(where, " AND ");
-  // Unfiltered, the total is the per-merchant counter kept by triggers (migration 009), not a COUNT(*) over every row.
+  // Unfiltered, the total is the per-merchant counter kept by triggers (migration 009), not a COUNT(*) over
+  // every row: one row on SQLite, the sum of the merchant's slots on PostgreSQL (migration 035).
   const total =
     where.length === 2 && !childType
       ? ((
-          await ex.get<{ n: number }>(
-            sql`SELECT top_level AS n FROM transaction_counts WHERE merchant_id = ${merchantId}`,
+          await ex.get<{ n: number | null }>(
+            sql`SELECT SUM(top_level) AS n FROM transaction_counts WHERE merchant_id = ${merchantId}`,
           )
         )?.n ?? 0)
       : (await ex.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM ${from} WHERE ${clause}`))!.n;

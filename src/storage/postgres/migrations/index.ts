@@ -13,6 +13,7 @@ import m031 from "./031_invoice_transactions.sql" with { type: "text" };
 import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 import m033 from "./033_email_sender_name.sql" with { type: "text" };
 import m034 from "./034_outbox_seq.sql" with { type: "text" };
+import m035 from "./035_transaction_count_slots.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -32,4 +33,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 32, name: "032_lookup_indexes", sql: m032 },
   { version: 33, name: "033_email_sender_name", sql: m033 },
   { version: 34, name: "034_outbox_seq", sql: m034 },
+  // PostgreSQL only: SQLite has one writer, so its one counter row per merchant never waits.
+  { version: 35, name: "035_transaction_count_slots", sql: m035 },
 ];
