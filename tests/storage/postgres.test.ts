@@ -8,7 +8,8 @@ import { SQL, type TransactionSQL } from "bun";
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { statSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { sql, UniqueViolation } from "../../src/storage/database";
+import { sql, UniqueViolation, type Executor } from "../../src/storage/database";
+import { insertEmail, insertSms } from "../../src/storage/repositories/emails";
 import { openPostgres, type PostgresDatabase } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
 import { POSTGRES_MIGRATIONS } from "../../src/storage/postgres/migrations/index";
@@ -433,6 +434,109 @@ describePostgres("the transaction counter on PostgreSQL", () => {
         expect(total).toEqual({ n: 2 });
       } finally {
         await Promise.all(clients.map((client) => client.close()));
+        await db.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+});
+
+describePostgres("outbox numbers on PostgreSQL", () => {
+  test(
+    "two transactions storing an e-mail and a text message at once get different numbers (migration 036)",
+    async () => {
+      const url = await postgresDatabase("outbox-numbers");
+      const db = await openPostgres(url);
+      try {
+        await migratePostgres(db);
+        const now = "2026-11-23 12:00:00";
+        await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
+          api_key_hash, webhook_secret, created_at, updated_at)
+          VALUES (${"m1"}, ${"m1"}, ${"t-m1"}, ${"th-m1"}, ${"k-m1"}, ${"kh-m1"}, ${"s"}, ${now}, ${now})`);
+        const store = async (tx: Executor, n: number) => {
+          await insertEmail(tx, {
+            id: `e${n}`,
+            merchant_id: "m1",
+            kind: "receipt",
+            message_id: `<e${n}@sandbox>`,
+            from_name: "",
+            from_address: "receipts@sandbox.test",
+            to_address: "a@example.com",
+            cc_addresses: "",
+            reply_to: "",
+            subject: "Receipt",
+            text: "t",
+            html: "<p>t</p>",
+            raw: "",
+            invoice_id: null,
+            transaction_id: null,
+            relay_status: "off",
+            relay_error: null,
+            created_at: now,
+          });
+          await insertSms(tx, {
+            id: `s${n}`,
+            merchantId: "m1",
+            to: "5555550100",
+            body: "b",
+            transactionId: null,
+            createdAt: now,
+          });
+        };
+        await store(db, 0);
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let stored!: () => void;
+        const firstStored = new Promise<void>((resolve) => (stored = resolve));
+        // The first transaction stores its messages and stays open while the second stores and commits.
+        const first = db.transaction(async (tx) => {
+          await store(tx, 1);
+          stored();
+          await held;
+        });
+        await firstStored;
+        await db.transaction((tx) => store(tx, 2));
+        release();
+        await first;
+        for (const table of ["emails", "sms"]) {
+          const numbers = await db.all<{ seq: number }>(sql`SELECT seq FROM ${sql.raw(table)} ORDER BY seq`);
+          expect({ table, numbers: numbers.map((row) => row.seq) }).toEqual({ table, numbers: [1, 2, 3] });
+        }
+      } finally {
+        await db.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+});
+
+describePostgres("outbox numbers on PostgreSQL, upgraded", () => {
+  test(
+    "a database with messages from before migration 036 numbers the next ones after them",
+    async () => {
+      const db = await openPostgres(await postgresDatabase("outbox-upgrade"));
+      try {
+        await migratePostgres(
+          db,
+          POSTGRES_MIGRATIONS.filter((migration) => migration.version < 36),
+        );
+        const now = "2026-11-23 12:00:00";
+        await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
+          api_key_hash, webhook_secret, created_at, updated_at)
+          VALUES (${"m1"}, ${"m1"}, ${"t-m1"}, ${"th-m1"}, ${"k-m1"}, ${"kh-m1"}, ${"s"}, ${now}, ${now})`);
+        await db.run(sql`INSERT INTO sms (id, merchant_id, to_phone, body, created_at, seq)
+          VALUES (${"old"}, ${"m1"}, ${"5555550100"}, ${"b"}, ${now}, ${41})`);
+        expect(await migratePostgres(db)).toEqual([36]);
+        await insertSms(db, {
+          id: "new",
+          merchantId: "m1",
+          to: "5555550100",
+          body: "b",
+          transactionId: null,
+          createdAt: now,
+        });
+        expect(await db.get(sql`SELECT seq FROM sms WHERE id = ${"new"}`)).toEqual({ seq: 42 });
+      } finally {
         await db.close();
       }
     },

@@ -53,14 +53,25 @@ export interface EmailFilters {
   invoiceId?: string;
 }
 
+/**
+ * The next outbox number of `emails` or `sms`: MAX(seq) + 1 on SQLite, whose one writer makes it
+ * new; on PostgreSQL the table's sequence (migration 036), as two transactions at once would read
+ * the same MAX.
+ */
+function nextNumber(ex: Executor, table: "emails" | "sms"): Sql {
+  return ex.dialect === "postgres"
+    ? sql.raw(`nextval('${table}_numbers')`)
+    : sql.raw(`(SELECT COALESCE(MAX(seq), 0) + 1 FROM ${table})`);
+}
+
 export async function insertEmail(ex: Executor, row: NewEmail): Promise<void> {
   await ex.run(
     sql`INSERT INTO emails (id, merchant_id, kind, message_id, from_name, from_address, to_address, cc_addresses, reply_to,
           subject, text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at, seq)
-        SELECT ${row.id}, ${row.merchant_id}, ${row.kind}, ${row.message_id}, ${row.from_name}, ${row.from_address}, ${row.to_address},
-          ${row.cc_addresses}, ${row.reply_to}, ${row.subject}, ${row.text}, ${row.html}, ${row.raw}, ${row.invoice_id},
-          ${row.transaction_id}, ${row.relay_status}, ${row.relay_error}, ${row.created_at}, COALESCE(MAX(seq), 0) + 1
-        FROM emails`,
+        VALUES (${row.id}, ${row.merchant_id}, ${row.kind}, ${row.message_id}, ${row.from_name}, ${row.from_address},
+          ${row.to_address}, ${row.cc_addresses}, ${row.reply_to}, ${row.subject}, ${row.text}, ${row.html}, ${row.raw},
+          ${row.invoice_id}, ${row.transaction_id}, ${row.relay_status}, ${row.relay_error}, ${row.created_at},
+          ${nextNumber(ex, "emails")})`,
   );
 }
 
@@ -155,9 +166,8 @@ export async function insertSms(
 ): Promise<void> {
   await ex.run(
     sql`INSERT INTO sms (id, merchant_id, to_phone, body, transaction_id, created_at, seq)
-        SELECT ${row.id}, ${row.merchantId}, ${row.to}, ${row.body}, ${row.transactionId}, ${row.createdAt},
-          COALESCE(MAX(seq), 0) + 1
-        FROM sms`,
+        VALUES (${row.id}, ${row.merchantId}, ${row.to}, ${row.body}, ${row.transactionId}, ${row.createdAt},
+          ${nextNumber(ex, "sms")})`,
   );
 }
 

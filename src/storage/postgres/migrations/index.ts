@@ -14,6 +14,7 @@ import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 import m033 from "./033_email_sender_name.sql" with { type: "text" };
 import m034 from "./034_outbox_seq.sql" with { type: "text" };
 import m035 from "./035_transaction_count_slots.sql" with { type: "text" };
+import m036 from "./036_outbox_numbers.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -35,4 +36,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 34, name: "034_outbox_seq", sql: m034 },
   // PostgreSQL only: SQLite has one writer, so its one counter row per merchant never waits.
   { version: 35, name: "035_transaction_count_slots", sql: m035 },
+  // PostgreSQL only: on SQLite one writer makes MAX(seq) + 1 a new number.
+  { version: 36, name: "036_outbox_numbers", sql: m036 },
 ];
