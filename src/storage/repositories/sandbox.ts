@@ -16,6 +16,9 @@ const DELETE_ORDER = [
   "invoices",
   "payment_methods",
   "customers",
+  // Last: deleting transactions moves the list total's counter (its triggers), which on PostgreSQL
+  // writes a slot row of its own (migration 035); deleted before them, it would be left below zero.
+  "transaction_counts",
 ];
 
 async function merchantTables(ex: Executor): Promise<string[]> {
