@@ -309,16 +309,7 @@ describePostgres("PostgreSQL migrations", () => {
       try {
         await migratePostgres(db);
         const now = "2026-11-23 12:00:00";
-        for (const id of ["m1", "m2"]) {
-          await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
-          api_key_hash, webhook_secret, created_at, updated_at)
-          VALUES (${id}, ${id}, ${`t-${id}`}, ${`th-${id}`}, ${`k-${id}`}, ${`kh-${id}`}, ${"s"}, ${now}, ${now})`);
-          await db.run(sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at)
-          VALUES (${`c-${id}`}, ${id}, ${"||"}, ${now}, ${now})`);
-          await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
-          outcome, created_at, updated_at)
-          VALUES (${`pm-${id}`}, ${id}, ${`c-${id}`}, ${"card"}, ${"A B"}, ${"f"}, ${"approve"}, ${now}, ${now})`);
-        }
+        for (const id of ["m1", "m2"]) await insertMerchant(db, id, now, { chargeable: true });
         const charge = (id: string, merchant: string, parent: string | null) =>
           db.run(sql`INSERT INTO transactions (id, merchant_id, parent_id, customer_id, payment_method_id, method, type,
           success, total_cents, created_at, updated_at)
@@ -382,14 +373,7 @@ describePostgres("the transaction counter on PostgreSQL", () => {
       try {
         await migratePostgres(db);
         const now = "2026-11-23 12:00:00";
-        await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
-          api_key_hash, webhook_secret, created_at, updated_at)
-          VALUES (${"m1"}, ${"m1"}, ${"t-m1"}, ${"th-m1"}, ${"k-m1"}, ${"kh-m1"}, ${"s"}, ${now}, ${now})`);
-        await db.run(sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at)
-          VALUES (${"c-m1"}, ${"m1"}, ${"||"}, ${now}, ${now})`);
-        await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
-          outcome, created_at, updated_at)
-          VALUES (${"pm-m1"}, ${"m1"}, ${"c-m1"}, ${"card"}, ${"A B"}, ${"f"}, ${"approve"}, ${now}, ${now})`);
+        await insertMerchant(db, "m1", now, { chargeable: true });
         // Two connections whose backends write different slots (pids that differ modulo 16).
         const bySlot = new Map<number, SQL>();
         while (bySlot.size < 2 && clients.length < 40) {
@@ -403,30 +387,23 @@ describePostgres("the transaction counter on PostgreSQL", () => {
           client`INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type, success,
             total_cents, created_at, updated_at)
             VALUES (${id}, ${"m1"}, ${"c-m1"}, ${"pm-m1"}, ${"card"}, ${"charge"}, ${1}, ${100}, ${now}, ${now})`;
-        let release!: () => void;
-        const held = new Promise<void>((resolve) => (release = resolve));
-        let inserted!: () => void;
-        const firstInserted = new Promise<void>((resolve) => (inserted = resolve));
-        // The first charge inserts and holds its transaction open.
-        const open = first.begin(async (tx) => {
-          await insert(tx, "t1");
-          inserted();
-          await held;
-        });
-        await firstInserted;
-        // The second, on the other connection, commits meanwhile: with one counter row per merchant it
-        // waited for the first's COMMIT (here: a lock timeout).
-        const outcome = await second
-          .begin(async (tx) => {
-            await tx`SET LOCAL lock_timeout = '2s'`;
-            await insert(tx, "t2");
-          })
-          .then(
-            () => "committed",
-            (error: Error) => error.message,
-          );
-        release();
-        await open;
+        // The first charge inserts and holds its transaction open; the second, on the other
+        // connection, commits meanwhile: with one counter row per merchant it waited for the first's
+        // COMMIT (here: a lock timeout).
+        const outcome = await whileHeldOpen(
+          (work) => first.begin(work),
+          (tx: TransactionSQL) => insert(tx, "t1"),
+          () =>
+            second
+              .begin(async (tx) => {
+                await tx`SET LOCAL lock_timeout = '2s'`;
+                await insert(tx, "t2");
+              })
+              .then(
+                () => "committed",
+                (error: Error) => error.message,
+              ),
+        );
         expect(outcome).toBe("committed");
         const total = await db.get<{ n: number }>(
           sql`SELECT SUM(top_level) AS n FROM transaction_counts WHERE merchant_id = ${"m1"}`,
@@ -450,9 +427,7 @@ describePostgres("outbox numbers on PostgreSQL", () => {
       try {
         await migratePostgres(db);
         const now = "2026-11-23 12:00:00";
-        await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
-          api_key_hash, webhook_secret, created_at, updated_at)
-          VALUES (${"m1"}, ${"m1"}, ${"t-m1"}, ${"th-m1"}, ${"k-m1"}, ${"kh-m1"}, ${"s"}, ${now}, ${now})`);
+        await insertMerchant(db, "m1", now);
         const store = async (tx: Executor, n: number) => {
           await insertEmail(tx, {
             id: `e${n}`,
@@ -484,20 +459,12 @@ describePostgres("outbox numbers on PostgreSQL", () => {
           });
         };
         await store(db, 0);
-        let release!: () => void;
-        const held = new Promise<void>((resolve) => (release = resolve));
-        let stored!: () => void;
-        const firstStored = new Promise<void>((resolve) => (stored = resolve));
         // The first transaction stores its messages and stays open while the second stores and commits.
-        const first = db.transaction(async (tx) => {
-          await store(tx, 1);
-          stored();
-          await held;
-        });
-        await firstStored;
-        await db.transaction((tx) => store(tx, 2));
-        release();
-        await first;
+        await whileHeldOpen(
+          (work) => db.transaction(work),
+          (tx: Executor) => store(tx, 1),
+          () => db.transaction((tx) => store(tx, 2)),
+        );
         for (const table of ["emails", "sms"]) {
           const numbers = await db.all<{ seq: number }>(sql`SELECT seq FROM ${sql.raw(table)} ORDER BY seq`);
           expect({ table, numbers: numbers.map((row) => row.seq) }).toEqual({ table, numbers: [1, 2, 3] });
@@ -521,9 +488,7 @@ describePostgres("outbox numbers on PostgreSQL, upgraded", () => {
           POSTGRES_MIGRATIONS.filter((migration) => migration.version < 36),
         );
         const now = "2026-11-23 12:00:00";
-        await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
-          api_key_hash, webhook_secret, created_at, updated_at)
-          VALUES (${"m1"}, ${"m1"}, ${"t-m1"}, ${"th-m1"}, ${"k-m1"}, ${"kh-m1"}, ${"s"}, ${now}, ${now})`);
+        await insertMerchant(db, "m1", now);
         await db.run(sql`INSERT INTO sms (id, merchant_id, to_phone, body, created_at, seq)
           VALUES (${"old"}, ${"m1"}, ${"5555550100"}, ${"b"}, ${now}, ${41})`);
         expect(await migratePostgres(db)).toEqual([36]);
@@ -642,6 +607,50 @@ describe("without PostgreSQL installed", () => {
 });
 
 /** Reads a process's output line by line. */
+/**
+ * A merchant row `id`; `chargeable` adds its customer `c-<id>` and card `pm-<id>`, so transactions
+ * can be inserted for it.
+ */
+async function insertMerchant(db: PostgresDatabase, id: string, now: string, options: { chargeable?: boolean } = {}) {
+  await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
+    api_key_hash, webhook_secret, created_at, updated_at)
+    VALUES (${id}, ${id}, ${`t-${id}`}, ${`th-${id}`}, ${`k-${id}`}, ${`kh-${id}`}, ${"s"}, ${now}, ${now})`);
+  if (!options.chargeable) return;
+  await db.run(sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at)
+    VALUES (${`c-${id}`}, ${id}, ${"||"}, ${now}, ${now})`);
+  await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
+    outcome, created_at, updated_at)
+    VALUES (${`pm-${id}`}, ${id}, ${`c-${id}`}, ${"card"}, ${"A B"}, ${"f"}, ${"approve"}, ${now}, ${now})`);
+}
+
+/**
+ * Runs `first` in a transaction opened by `begin` and keeps that transaction open (uncommitted)
+ * while `meanwhile` runs; then lets it commit. Answers what `meanwhile` answered.
+ */
+async function whileHeldOpen<Tx, T>(
+  begin: (work: (tx: Tx) => Promise<void>) => Promise<unknown>,
+  first: (tx: Tx) => Promise<unknown>,
+  meanwhile: () => Promise<T>,
+): Promise<T> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let ran!: () => void;
+  const firstRan = new Promise<void>((resolve) => (ran = resolve));
+  const open = begin(async (tx) => {
+    await first(tx);
+    ran();
+    await held;
+  });
+  // A first step that fails ends `open` before `firstRan`: its error is thrown here.
+  await Promise.race([firstRan, open]);
+  try {
+    return await meanwhile();
+  } finally {
+    release();
+    await open;
+  }
+}
+
 function readLines(stream: ReadableStream<Uint8Array>) {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
