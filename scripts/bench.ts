@@ -564,15 +564,11 @@ async function main() {
     const statements = await statementsPerCharge();
 
     let pay: (Load & { cpu_us_per_request: number }) | null = null;
+    // What each pay() chain sends: the card to tokenize, then the invoice (bench/load.mjs).
+    const payLoad = { token: TOKEN, card: CARD, invoice: { ...CUSTOMER, total: 10.5, meta: { reference: "bench" } } };
     if (hasPay) {
       log("pay() path: tokenize + invoice + pay…");
-      pay = await withCpu(sandbox.child.pid!, () =>
-        drive(options, "pay", sandbox.url, "/", {
-          token: TOKEN,
-          card: CARD,
-          invoice: { ...CUSTOMER, total: 10.5, meta: { reference: "bench" } },
-        }),
-      );
+      pay = await withCpu(sandbox.child.pid!, () => drive(options, "pay", sandbox.url, "/", payLoad));
     } else log("pay() path skipped: the invoice routes are not in /openapi/json yet");
 
     log("GET /transaction, big and small merchant…");
@@ -607,6 +603,7 @@ async function main() {
     // PostgreSQL (a shared sandbox): /charge on one process, then on two over the same database.
     let pgOne: (Load & { cpu_us_per_request: number }) | null = null;
     let pgTwo: (Load & { cpu_us_per_request: number }) | null = null;
+    let pgPay: (Load & { cpu_us_per_request: number }) | null = null;
     if (findPostgresBin()) {
       log("PostgreSQL: starting a server and seeding…");
       const pg = await startPostgres();
@@ -617,6 +614,10 @@ async function main() {
         log("POST /charge on PostgreSQL, one process…");
         await drive(options, "charge", one.url, "/charge", { apiKey: API_KEY }, warm);
         pgOne = await withCpu(one.child.pid!, () => drive(options, "charge", one.url, "/charge", { apiKey: API_KEY }));
+        if (hasPay) {
+          log("pay() path on PostgreSQL, one process…");
+          pgPay = await withCpu(one.child.pid!, () => drive(options, "pay", one.url, "/", payLoad));
+        }
         const two = await startServer(BUN, serverArgs(url));
         log("POST /charge on PostgreSQL, two processes (half the connections each)…");
         const half = { ...options, connections: Math.max(1, Math.floor(options.connections / 2)) };
@@ -653,6 +654,7 @@ async function main() {
       charge_postgres: pgOne && { ...pgOne, ratio_to_ceiling: round(pgOne.rps / ceil.rps, 3) },
       charge_postgres_two_processes: pgTwo && { ...pgTwo, ratio_to_ceiling: round(pgTwo.rps / ceil.rps, 3) },
       pay: pay && { ...pay, pays_per_second: round(pay.rps / 3) },
+      pay_postgres: pgPay && { ...pgPay, pays_per_second: round(pgPay.rps / 3) },
       list_big: { ...listBig, stored: bigTotal },
       list_small: { ...listSmall, stored: 1000 },
       list_ratio: round(listBig.rps / listSmall.rps, 3),
@@ -732,6 +734,14 @@ async function main() {
         null,
       ],
       [
+        "pay() server path on PostgreSQL, one process",
+        pgPay
+          ? `${r.pay_postgres.pays_per_second.toLocaleString("en")} pays/s (${Math.round(pgPay.rps).toLocaleString("en")} req/s) · p50 ${pgPay.p50} ms · p99 ${pgPay.p99} ms per request · ${cpu(pgPay)}`
+          : "no PostgreSQL server binaries",
+        "—",
+        null,
+      ],
+      [
         `GET /transaction, ${bigTotal.toLocaleString("en")} stored vs 1,000`,
         `${Math.round(listBig.rps).toLocaleString("en")} vs ${Math.round(listSmall.rps).toLocaleString("en")} req/s · ratio ${r.list_ratio} · p99 ${listBig.p99} / ${listSmall.p99} ms · ${cpu(listBig)} / ${cpu(listSmall)}`,
         "ratio ≥ 0.9",
@@ -781,6 +791,7 @@ async function main() {
       ["POST /charge", charge],
       ["POST /charge (PostgreSQL)", pgOne],
       ["POST /charge (PostgreSQL, two processes)", pgTwo],
+      ["pay() (PostgreSQL)", pgPay],
       ["pay()", pay],
       ["GET /transaction (big)", listBig],
       ["GET /transaction (small)", listSmall],
