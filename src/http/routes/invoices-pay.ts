@@ -43,7 +43,9 @@ export function payInvoice(deps: AppDeps, receipts: ReceiptService, request: Pay
       isMerchantPresent: request.isMerchantPresent,
     });
     const record = built ?? (await invoices.record(tx, invoice));
-    const afterCommit = () => receipts.afterInvoicePayment(request.merchantId, request.invoiceId);
+    // The receipt shows the attempt as this unit of work left it: no need to read it again.
+    const afterCommit = () =>
+      receipts.afterInvoicePayment(request.merchantId, request.invoiceId, { invoice, transaction });
     return transaction.success === 1
       ? { status: 200, body: record, afterCommit }
       : {

@@ -128,14 +128,19 @@ export class ReceiptService {
   /**
    * The receipt of a pay() attempt, success or failure, when the invoice has send_receipt and
    * an e-mail address. Called after the payment committed; never throws (a receipt that cannot
-   * be composed is logged, the payment stands).
+   * be composed is logged, the payment stands). `paid` is the invoice and charge as the payment
+   * left them, when the caller has them; else they are read.
    */
-  async afterInvoicePayment(merchantId: string, invoiceId: string): Promise<EmailRow | null> {
+  async afterInvoicePayment(
+    merchantId: string,
+    invoiceId: string,
+    paid?: { invoice: InvoiceRow; transaction: TransactionRow },
+  ): Promise<EmailRow | null> {
     try {
-      const invoice = await this.deps.services.invoices.find(this.deps.db, merchantId, invoiceId);
+      const invoice = paid?.invoice ?? (await this.deps.services.invoices.find(this.deps.db, merchantId, invoiceId));
       const to = invoice ? receiptAddress(invoice) : null;
       if (!invoice || !to) return null;
-      const txn = await latestOfInvoice(this.deps.db, merchantId, invoiceId);
+      const txn = paid?.transaction ?? (await latestOfInvoice(this.deps.db, merchantId, invoiceId));
       if (!txn) return null;
       const merchant = await this.merchant(merchantId);
       // receipt_send_declined off: a declined attempt e-mails nobody.
