@@ -282,6 +282,9 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
     expect(invoice.paid_at).toBeNull();
     expect(invoice.child_transactions).toHaveLength(1);
     expect(invoice.child_transactions[0].success).toBe(false);
+    // The answer is the invoice as stored (sent_at aside: a receipt may go out after the answer).
+    const read = await ctx.call("GET", `/invoice/${invoice.id}`);
+    expect({ ...read.body, sent_at: null }).toEqual({ ...invoice, sent_at: null });
   });
 
   test("pays an ATTEMPTED invoice with another method, listing the paying charge first", async () => {

@@ -326,7 +326,9 @@ export class InvoiceService {
     if (Object.keys(update).length === 0) return;
     update.updated_at = await this.clock.timestamp(merchantId);
     await repo.updateInvoiceColumns(ex, row.id, update);
-    const fresh = await this.get(ex, merchantId, row.id);
+    // The row as that UPDATE left it (it wrote only these columns; undefined as NULL): not read back.
+    const written = Object.fromEntries(Object.entries(update).map(([column, value]) => [column, value ?? null]));
+    const fresh: InvoiceRow = { ...row, ...written };
     const record = await this.record(ex, fresh);
     // Kept until pay() (or the next sync of this invoice in this unit) takes it: nothing writes
     // to the invoice or its transactions between this emit and pay()'s answer.
