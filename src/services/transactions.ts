@@ -182,7 +182,15 @@ export class TransactionService {
    * The API records of rows, with their payment methods, customers and children: three queries
    * for any number of rows (children, then every payment method and customer they name).
    */
-  async records(ex: Executor, rows: readonly TransactionRow[]): Promise<Transaction[]> {
+  /**
+   * The API records of rows: their children, payment methods and customers in one query each.
+   * `customers` holds customers the caller has read already (an invoice's), which are not read again.
+   */
+  async records(
+    ex: Executor,
+    rows: readonly TransactionRow[],
+    customers: ReadonlyMap<string, CustomerRow> = new Map(),
+  ): Promise<Transaction[]> {
     if (rows.length === 0) return [];
     const children = await repo.childrenOf(
       ex,
@@ -193,13 +201,11 @@ export class TransactionService {
       ex,
       all.map((row) => row.payment_method_id),
     );
-    const customers = await customersByIds(
-      ex,
-      all.map((row) => row.customer_id),
-    );
+    const missing = all.map((row) => row.customer_id).filter((id) => !customers.has(id));
+    const fetched = missing.length > 0 ? await customersByIds(ex, missing) : new Map<string, CustomerRow>();
     const partsOf = (row: TransactionRow): RecordParts => {
       const pm = pms.get(row.payment_method_id);
-      const customer = customers.get(row.customer_id);
+      const customer = customers.get(row.customer_id) ?? fetched.get(row.customer_id);
       if (!pm || !customer) throw new Error(`transaction ${row.id} names a payment method or customer that is missing`);
       return { pm, customer, children: children.get(row.id) ?? [] };
     };

@@ -28,12 +28,13 @@ export async function invoiceRecords(
     rows.map((row) => row.id),
   );
   const children = [...byInvoice.values()].flat();
+  // The invoices' customers and their transactions' (usually the same) in one query.
+  const customers = await customersByIds(ex, [
+    ...rows.map((row) => row.customer_id),
+    ...children.map((row) => row.customer_id),
+  ]);
   const records = new Map(
-    (await transactions.records(ex, children)).map((record, index) => [children[index]!.id, record]),
-  );
-  const customers = await customersByIds(
-    ex,
-    rows.map((row) => row.customer_id),
+    (await transactions.records(ex, children, customers)).map((record, index) => [children[index]!.id, record]),
   );
   return rows.map((row) => {
     const customer = customers.get(row.customer_id);
