@@ -158,11 +158,9 @@ export class CustomerService {
   async matchOrInsert(ex: Executor, merchantId: string, input: CustomerInput): Promise<CustomerRow> {
     const email = (input.email ?? "").trim();
     if (email !== "") {
-      const existing = await repo.findCustomerByMatchKey(
-        ex,
-        merchantId,
-        matchKey(email, input.firstname ?? "", input.lastname ?? ""),
-      );
+      const key = matchKey(email, input.firstname ?? "", input.lastname ?? "");
+      await repo.lockCustomerMatch(ex, merchantId, key);
+      const existing = await repo.findCustomerByMatchKey(ex, merchantId, key);
       if (existing) return existing;
     }
     return this.insert(ex, merchantId, input);

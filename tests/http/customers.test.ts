@@ -188,6 +188,30 @@ describe("customers at tokenize", () => {
     expect(methods.body.map((m: { id: string }) => m.id)).toEqual([first.id, same.id]);
   });
 
+  test("two tokenizes of one new person at once make one customer, on either database", async () => {
+    // On PostgreSQL the second unit of work does not see the first's uncommitted customer: without
+    // a lock on the match, both inserted one (parallel suites tokenizing the same test person).
+    const ctx = await setup();
+    const { customers } = ctx.deps.services;
+    const person = { firstname: "Ada", lastname: "Lovelace", email: "ada.parallel@example.com" };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let matched!: (id: string) => void;
+    const firstMatched = new Promise<string>((resolve) => (matched = resolve));
+    const first = ctx.deps.db.transaction(async (tx) => {
+      matched((await customers.matchOrInsert(tx, ctx.merchantId, person)).id);
+      await held;
+    });
+    const firstId = await firstMatched;
+    const second = ctx.deps.db.transaction((tx) => customers.matchOrInsert(tx, ctx.merchantId, person));
+    await Bun.sleep(200); // the second is under way (on PostgreSQL: waiting for the first) before the first commits
+    release();
+    await first;
+    expect((await second).id).toBe(firstId);
+    const listed = await ctx.call("GET", `/customer?keywords=${encodeURIComponent(person.email)}`);
+    expect(listed.body.total).toBe(1);
+  });
+
   test("takes the customer fields of tokenize into a new customer", async () => {
     const ctx = await setup();
     const pm = await tokenize(ctx, { company: "Analytical", address_country: "GBR" });
