@@ -1,5 +1,5 @@
 import { UniqueViolation, type Database, type Transaction } from "../storage/database";
-import { findIdempotencyKey, insertIdempotencyKey } from "../storage/repositories/idempotency";
+import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from "../storage/repositories/idempotency";
 import { ApiError } from "../domain/errors";
 import { sha256Hex } from "../lib/crypto";
 
@@ -50,6 +50,7 @@ export async function runIdempotent(
   const hash = sha256Hex(canonical(options.body));
   const attempt = () =>
     db.transaction(async (tx) => {
+      await lockIdempotencyKey(tx, options.merchantId, options.scope, key);
       const stored = await findIdempotencyKey(tx, options.merchantId, options.scope, key);
       if (stored) {
         if (stored.request_hash !== hash) {

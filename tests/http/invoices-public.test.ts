@@ -266,6 +266,37 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
     expect({ ...read.body, sent_at: null }).toEqual(invoice);
   });
 
+  test("two pays of one invoice at once charge it once; the second is refused as PAID, on either database", async () => {
+    // On PostgreSQL the second read the invoice before the first committed: both saw a balance due.
+    const ctx = await setup();
+    const { pm, res } = await createInvoice(ctx);
+    const { invoices } = ctx.deps.services;
+    const options = { source: "webpayment", isMerchantPresent: false } as const;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let paid!: () => void;
+    const firstPaid = new Promise<void>((resolve) => (paid = resolve));
+    const first = ctx.deps.db.transaction(async (tx) => {
+      await invoices.pay(tx, ctx.merchantId, res.body.id, pm.id, options);
+      paid();
+      await held;
+    });
+    await firstPaid;
+    const second = ctx.deps.db
+      .transaction((tx) => invoices.pay(tx, ctx.merchantId, res.body.id, pm.id, options))
+      .then(
+        () => "charged",
+        (error: Error) => error.message,
+      );
+    await Bun.sleep(200); // the second is under way (on PostgreSQL: waiting for the first) before the first commits
+    release();
+    await first;
+    expect(await second).toBe("The invoice is PAID and cannot be paid again.");
+    const invoice = (await ctx.call("GET", `/invoice/${res.body.id}`)).body;
+    expect(invoice.child_transactions).toHaveLength(1);
+    expect(invoice.total_paid).toBe(invoice.total);
+  });
+
   test("answers 402 with the ATTEMPTED invoice and the decline message when the card declines", async () => {
     const ctx = await setup();
     const { pm, res } = await createInvoice(ctx, {}, { card_number: "4012888888881881" });

@@ -78,6 +78,13 @@ export class InvoiceService {
     return row;
   }
 
+  /** The invoice, locked for a change until the unit of work ends (repo.lockInvoice), or 404. */
+  private async locked(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow> {
+    const row = await repo.lockInvoice(ex, merchantId, id);
+    if (!row) throw notFound("Invoice");
+    return row;
+  }
+
   /** An invoice of any merchant by id: the hosted pages, where the unguessable id is the capability. */
   async locate(id: string): Promise<InvoiceRow | null> {
     return (await repo.locateInvoice(this.db, id)) ?? null;
@@ -167,7 +174,7 @@ export class InvoiceService {
     input: PublicInvoiceBody,
     settings: AvsSettings,
   ): Promise<RowAndRecord> {
-    const invoice = await this.find(ex, merchantId, input.invoice_id!);
+    const invoice = (await repo.lockInvoice(ex, merchantId, input.invoice_id!)) ?? null;
     if (!invoice) throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
     if (invoice.status === "DELETED" || SETTLED_STATUSES.includes(invoice.status)) {
       throw invalidState(`The invoice is ${invoice.status} and cannot be paid again.`, { status: invoice.status });
@@ -274,7 +281,7 @@ export class InvoiceService {
     paymentMethodId: string,
     options: PayOptions,
   ): Promise<{ invoice: InvoiceRow; transaction: TransactionRow; record?: Invoice }> {
-    const invoice = await this.get(ex, merchantId, id);
+    const invoice = await this.locked(ex, merchantId, id);
     if (invoice.status === "DELETED" || invoice.deleted_at) throw invalidState("The invoice was deleted.");
     if (SETTLED_STATUSES.includes(invoice.status)) {
       throw invalidState(`The invoice is ${invoice.status} and cannot be paid again.`, { status: invoice.status });
@@ -319,7 +326,8 @@ export class InvoiceService {
    * when anything changed. `failedChargeId` is a declined charge that was just made for it.
    */
   async sync(ex: Executor, merchantId: string, invoiceId: string, failedChargeId: string | null = null): Promise<void> {
-    const row = await this.find(ex, merchantId, invoiceId);
+    // Locked before its transactions are read: two refunds of its charges at once sync in turn.
+    const row = (await repo.lockInvoice(ex, merchantId, invoiceId)) ?? null;
     if (!row || row.status === "DELETED") return;
     const failed = failedChargeId ? await this.transactions.find(ex, merchantId, failedChargeId) : null;
     const update = await columnsFromTransactions(ex, row, failed ?? null, () => this.clock.timestamp(merchantId));
@@ -344,7 +352,7 @@ export class InvoiceService {
    */
   async delete(merchantId: string, id: string): Promise<Invoice> {
     return this.db.transaction(async (tx) => {
-      const row = await this.get(tx, merchantId, id);
+      const row = await this.locked(tx, merchantId, id);
       if (row.status === "DELETED") return this.record(tx, row);
       if (row.total_paid_cents > 0 || SETTLED_STATUSES.includes(row.status)) {
         throw invalidState(`The invoice is ${row.status}: refund or void its payment instead of deleting it.`, {

@@ -41,6 +41,17 @@ export function findInvoice(ex: Executor, merchantId: string, id: string): Promi
   return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id} AND merchant_id = ${merchantId}`);
 }
 
+/**
+ * The invoice, read for a change in this unit of work: on PostgreSQL its row stays locked (FOR
+ * UPDATE) until the unit commits, so two pays of one invoice, or a pay and a delete, take turns and
+ * each sees what the one before wrote (as refunds of one transaction do). SQLite's unit of work
+ * holds the database's write lock already.
+ */
+export function lockInvoice(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow | undefined> {
+  const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
+  return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`);
+}
+
 /** An invoice of any merchant by id (the hosted pages, where the unguessable id is the capability). */
 export function locateInvoice(ex: Executor, id: string): Promise<InvoiceRow | undefined> {
   return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id}`);
