@@ -1,4 +1,5 @@
 import type { Database, Executor } from "../storage/database";
+import { holdUntilCommit } from "../storage/repositories/locks";
 import * as repo from "../storage/repositories/customers";
 import type { CustomerColumns, CustomerRow } from "../storage/repositories/customers";
 import type { SandboxClock } from "./clock";
@@ -159,7 +160,8 @@ export class CustomerService {
     const email = (input.email ?? "").trim();
     if (email !== "") {
       const key = matchKey(email, input.firstname ?? "", input.lastname ?? "");
-      await repo.lockCustomerMatch(ex, merchantId, key);
+      // Two tokenizes of one new person at once: the second waits and finds the first's customer.
+      await holdUntilCommit(ex, "customer-match", merchantId, key);
       const existing = await repo.findCustomerByMatchKey(ex, merchantId, key);
       if (existing) return existing;
     }

@@ -1,5 +1,6 @@
 import { UniqueViolation, type Database, type Transaction } from "../storage/database";
-import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from "../storage/repositories/idempotency";
+import { findIdempotencyKey, insertIdempotencyKey } from "../storage/repositories/idempotency";
+import { holdUntilCommit } from "../storage/repositories/locks";
 import { ApiError } from "../domain/errors";
 import { sha256Hex } from "../lib/crypto";
 
@@ -50,7 +51,9 @@ export async function runIdempotent(
   const hash = sha256Hex(canonical(options.body));
   const attempt = () =>
     db.transaction(async (tx) => {
-      await lockIdempotencyKey(tx, options.merchantId, options.scope, key);
+      // A second request with this key waits for the first's COMMIT and replays its stored answer
+      // (on PostgreSQL; without the turn it ran the work on what it read before that commit).
+      await holdUntilCommit(tx, "idempotency-key", options.merchantId, options.scope, key);
       const stored = await findIdempotencyKey(tx, options.merchantId, options.scope, key);
       if (stored) {
         if (stored.request_hash !== hash) {

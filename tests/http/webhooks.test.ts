@@ -102,6 +102,15 @@ describe("webhook subscriptions", () => {
     expect((await c.call("GET", "/webhook")).body.total).toBe(1);
   });
 
+  test("the same subscription sent eight times at once is made once; the rest are refused as duplicates", async () => {
+    // On PostgreSQL each create checked the live webhooks before the others committed: all eight were made.
+    const c = await setup();
+    const body = { target_url: "https://example.com/parallel", event: "create_transaction" };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => c.call("POST", "/webhook", { body })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 422, 422, 422, 422, 422, 422, 422]);
+    expect((await c.call("GET", "/webhook")).body.total).toBe(1);
+  });
+
   test("webhooks need the API key and are invisible to other merchants", async () => {
     const c = await setup();
     const hook = await subscribe(c, "https://example.com/h");

@@ -1,4 +1,5 @@
 import type { Database, Executor } from "../../storage/database";
+import { holdUntilCommit } from "../../storage/repositories/locks";
 import * as repo from "../../storage/repositories/webhooks";
 import type { DeliveryWithTarget, WebhookRow } from "../../storage/repositories/webhooks";
 import type { SandboxClock } from "../clock";
@@ -113,6 +114,8 @@ export class WebhookService {
     const targetUrl = input.target_url.trim();
     const event = input.event.trim();
     const row = await this.db.transaction(async (tx) => {
+      // Two creates at once take turns, so neither makes a duplicate nor passes MAX_WEBHOOKS.
+      await holdUntilCommit(tx, "webhooks", merchantId);
       const live = await repo.liveWebhooks(tx, merchantId);
       if (live.some((w) => w.target_url === targetUrl && w.event === event)) {
         assertValid({ event: [`${targetUrl} already receives ${event}.`] });

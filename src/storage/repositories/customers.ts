@@ -58,17 +58,6 @@ export function findCustomerByMatchKey(
   );
 }
 
-/**
- * Holds, until the caller's unit of work ends, the right to match or insert the customer with this
- * match key: on PostgreSQL a second unit of work matching the same key waits here for the first's
- * COMMIT and then finds its customer (without it, neither saw the other's uncommitted row and both
- * inserted one). SQLite runs one unit of work at a time, so there it is nothing.
- */
-export async function lockCustomerMatch(ex: Executor, merchantId: string, matchKey: string): Promise<void> {
-  if (ex.dialect !== "postgres") return;
-  await ex.run(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`customer-match\n${merchantId}\n${matchKey}`}, 0))`);
-}
-
 /** A page of live customers, newest first, with the total; `keywords` searches names, e-mail, company and phone. */
 export async function listCustomers(
   ex: Executor,

@@ -17,19 +17,6 @@ export function findIdempotencyKey(
   );
 }
 
-/**
- * Holds the key until the caller's unit of work ends: on PostgreSQL a second request with the same
- * key waits here for the first's COMMIT, then finds its stored answer and replays it (rather than
- * running the work on what it read before that commit, which an invoice's row lock, for one, then
- * refuses). SQLite runs one unit of work at a time, so there it is nothing.
- */
-export async function lockIdempotencyKey(ex: Executor, merchantId: string, scope: string, key: string): Promise<void> {
-  if (ex.dialect !== "postgres") return;
-  await ex.run(
-    sql`SELECT pg_advisory_xact_lock(hashtextextended(${`idempotency\n${merchantId}\n${scope}\n${key}`}, 0))`,
-  );
-}
-
 /** Throws UniqueViolation when the key was stored meanwhile (another process on a shared database). */
 export async function insertIdempotencyKey(
   ex: Executor,
