@@ -171,6 +171,8 @@ export class WebhookService {
     input: { target_url?: string; event?: string; disabled?: boolean },
   ): Promise<Webhook> {
     const { row, enabled } = await this.db.transaction(async (tx) => {
+      // Takes turns with creates: a changed target or event is checked against the others too.
+      await holdUntilCommit(tx, "webhooks", merchantId);
       const current = await this.get(merchantId, id, tx);
       if (current.deleted_at) throw invalidState("This webhook was deleted; create a new one instead.");
       const next = { target_url: input.target_url ?? current.target_url, event: input.event ?? current.event };
