@@ -5,6 +5,7 @@
  * a single statement, or the Transaction of a unit of work. A unit of work is explicit: it is the
  * `tx` passed in, never ambient state, so nothing depends on a call being synchronous.
  */
+import { ApiError } from "../domain/errors";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -133,5 +134,21 @@ export class UniqueViolation extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "UniqueViolation";
+  }
+}
+
+/**
+ * Thrown by every dialect when a write names a row that is gone. The services check what they
+ * reference first, so it means another unit of work deleted that row meanwhile (a sandbox reset or
+ * a delete at the same moment, on PostgreSQL): the request answers 422 invalid_state, and nothing
+ * of its unit of work is kept. `detail` (the constraint) goes to the log, never to the answer.
+ */
+export class ForeignKeyViolation extends ApiError {
+  constructor(readonly detail: string) {
+    super(
+      "invalid_state",
+      "A record this request uses was deleted while it ran (a sandbox reset or a delete at the same moment); nothing was written.",
+    );
+    this.name = "ForeignKeyViolation";
   }
 }

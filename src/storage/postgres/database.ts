@@ -10,7 +10,14 @@
  * - `transaction()` as BEGIN/COMMIT on one reserved connection, nested calls as savepoints.
  */
 import { SQL, type TransactionSQL } from "bun";
-import { renderSql, UniqueViolation, type Database, type Sql, type Transaction } from "../database";
+import {
+  ForeignKeyViolation,
+  renderSql,
+  UniqueViolation,
+  type Database,
+  type Sql,
+  type Transaction,
+} from "../database";
 
 /** PostgreSQL type OIDs whose text form Bun hands back as strings, and booleans. */
 const INT8 = 20;
@@ -186,6 +193,9 @@ function translate(error: unknown): unknown {
   if (error instanceof SQL.PostgresError && error.errno === "23505") {
     // The constraint's name, never error.detail: that quotes the key, which may be a secret's hash.
     return new UniqueViolation(`unique constraint ${error.constraint ?? "(unnamed)"} violated`, { cause: error });
+  }
+  if (error instanceof SQL.PostgresError && error.errno === "23503") {
+    return new ForeignKeyViolation(`foreign key ${error.constraint ?? "(unnamed)"} violated`);
   }
   return error;
 }

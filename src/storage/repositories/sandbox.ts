@@ -40,6 +40,10 @@ async function merchantTables(ex: Executor): Promise<string[]> {
 
 /** Deletes every row of the merchant (not the merchant); run it in a unit of work. Rows deleted, by table. */
 export async function deleteMerchantRows(ex: Executor, merchantId: string): Promise<Record<string, number>> {
+  // PostgreSQL: the merchant's row, locked, waits for the units of work writing rows of it (each
+  // holds a key-share lock on it from its first insert) and holds off new ones until the reset
+  // commits; those then find what they used deleted (ForeignKeyViolation: a 422, not a 500).
+  if (ex.dialect === "postgres") await ex.get(sql`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`);
   const tables = await merchantTables(ex);
   // SQLite checks the foreign keys at COMMIT, so the order does not matter there.
   if (ex.dialect === "sqlite") await ex.run(sql`PRAGMA defer_foreign_keys = ON`);

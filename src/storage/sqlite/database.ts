@@ -17,6 +17,7 @@ import type { Logger } from "../../lib/logger";
 import { openDatabase } from "./open";
 import { BackgroundCheckpointer } from "./checkpointer";
 import {
+  ForeignKeyViolation,
   parameter,
   renderSql,
   Sql,
@@ -36,6 +37,9 @@ function isUniqueViolation(error: unknown): boolean {
 
 function translate(error: unknown): unknown {
   if (isUniqueViolation(error)) return new UniqueViolation((error as Error).message, { cause: error });
+  if ((error as { code?: unknown })?.code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    return new ForeignKeyViolation((error as Error).message);
+  }
   return error;
 }
 
