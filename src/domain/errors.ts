@@ -57,5 +57,12 @@ export function assertValid(errors: FieldErrors): void {
 }
 
 export const notFound = (what: string) => new ApiError("not_found", `${what} not found.`);
+
+/**
+ * What a request answers when another one deleted records it was using while it ran: a sandbox
+ * reset or merchant deletion at the same moment (a write's foreign key, a read's related rows).
+ */
+export const DELETED_MEANWHILE =
+  "A record this request uses was deleted while it ran (a sandbox reset or a delete at the same moment); nothing was written.";
 export const invalidState = (message: string, context: Record<string, unknown> = {}) =>
   new ApiError("invalid_state", message, context);

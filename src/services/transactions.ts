@@ -11,7 +11,7 @@ import { paginate, type Page, type PageRequest } from "../domain/pagination";
 import { authorize } from "../domain/gateway";
 import { customerRecord, type CustomerRow, type CustomerService } from "./customers";
 import type { TransactionRecord } from "../domain/schemas/records";
-import { invalidState, notFound, ValidationFailed } from "../domain/errors";
+import { DELETED_MEANWHILE, invalidState, notFound, ValidationFailed } from "../domain/errors";
 import type { PaymentMethodRow, PaymentMethodService } from "./payment-methods";
 
 export type { TransactionRow, TransactionType };
@@ -206,7 +206,9 @@ export class TransactionService {
     const partsOf = (row: TransactionRow): RecordParts => {
       const pm = pms.get(row.payment_method_id);
       const customer = customers.get(row.customer_id) ?? fetched.get(row.customer_id);
-      if (!pm || !customer) throw new Error(`transaction ${row.id} names a payment method or customer that is missing`);
+      // Both are only ever deleted with every transaction of the merchant (a reset): one that ran
+      // between this read's statements.
+      if (!pm || !customer) throw invalidState(DELETED_MEANWHILE);
       return { pm, customer, children: children.get(row.id) ?? [] };
     };
     return rows.map((row) => buildRecord(row, partsOf(row), partsOf));

@@ -5,7 +5,7 @@
  * a single statement, or the Transaction of a unit of work. A unit of work is explicit: it is the
  * `tx` passed in, never ambient state, so nothing depends on a call being synchronous.
  */
-import { ApiError } from "../domain/errors";
+import { ApiError, DELETED_MEANWHILE } from "../domain/errors";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -145,10 +145,7 @@ export class UniqueViolation extends Error {
  */
 export class ForeignKeyViolation extends ApiError {
   constructor(readonly detail: string) {
-    super(
-      "invalid_state",
-      "A record this request uses was deleted while it ran (a sandbox reset or a delete at the same moment); nothing was written.",
-    );
+    super("invalid_state", DELETED_MEANWHILE);
     this.name = "ForeignKeyViolation";
   }
 }

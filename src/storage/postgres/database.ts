@@ -143,9 +143,21 @@ class PgTransaction extends PgExecutor implements PostgresTransaction {
   }
 }
 
+/** Times a unit of work is run when PostgreSQL chose it as a deadlock's victim (it was rolled back). */
+const DEADLOCK_ATTEMPTS = 3;
+
 class PgDatabase extends PgExecutor implements PostgresDatabase {
-  transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    return this.client.begin(async (tx) => work(new PgTransaction(tx))) as Promise<T>;
+  async transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.client.begin(async (tx) => work(new PgTransaction(tx)))) as T;
+      } catch (error) {
+        // Two units that lock the same rows in opposite orders (a reset and a customer update, say):
+        // PostgreSQL rolls one back. Nothing of it was kept, so it runs again, after the other.
+        const deadlock = error instanceof SQL.PostgresError && error.errno === "40P01";
+        if (!deadlock || attempt >= DEADLOCK_ATTEMPTS) throw error;
+      }
+    }
   }
 
   async settled(): Promise<void> {

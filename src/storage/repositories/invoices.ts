@@ -43,12 +43,14 @@ export function findInvoice(ex: Executor, merchantId: string, id: string): Promi
 
 /**
  * The invoice, read for a change in this unit of work: on PostgreSQL its row stays locked (FOR
- * UPDATE) until the unit commits, so two pays of one invoice, or a pay and a delete, take turns and
+ * NO KEY UPDATE) until the unit commits, so two pays of one invoice, or a pay and a delete, take turns and
  * each sees what the one before wrote (as refunds of one transaction do). SQLite's unit of work
  * holds the database's write lock already.
  */
 export function lockInvoice(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow | undefined> {
-  const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
+  // NO KEY: the key-share locks of rows being inserted that name the invoice (a refund's child
+  // transaction) do not wait for it, nor it for them; two such units would deadlock on FOR UPDATE.
+  const lock = sql.raw(ex.dialect === "postgres" ? " FOR NO KEY UPDATE" : "");
   return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`);
 }
 
