@@ -141,7 +141,8 @@ export class UniqueViolation extends Error {
  * Thrown by every dialect when a write names a row that is gone. The services check what they
  * reference first, so it means another unit of work deleted that row meanwhile (a sandbox reset or
  * a delete at the same moment, on PostgreSQL): the request answers 422 invalid_state, and nothing
- * of its unit of work is kept. `detail` (the constraint) goes to the log, never to the answer.
+ * of its unit of work is kept. `detail` names the constraint, for a debugger; it is not in the
+ * answer (it could quote a key).
  */
 export class ForeignKeyViolation extends ApiError {
   constructor(readonly detail: string) {
