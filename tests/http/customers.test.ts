@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { MESSAGES } from "../../packages/rules/messages";
 import { otherMerchant, setup, tokenize } from "../support/app";
+import { holdOpen } from "../support/database";
+import type { Executor } from "../../src/storage/database";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const FULL = {
@@ -194,20 +196,14 @@ describe("customers at tokenize", () => {
     const ctx = await setup();
     const { customers } = ctx.deps.services;
     const person = { firstname: "Ada", lastname: "Lovelace", email: "ada.parallel@example.com" };
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let matched!: (id: string) => void;
-    const firstMatched = new Promise<string>((resolve) => (matched = resolve));
-    const first = ctx.deps.db.transaction(async (tx) => {
-      matched((await customers.matchOrInsert(tx, ctx.merchantId, person)).id);
-      await held;
-    });
-    const firstId = await firstMatched;
+    const first = await holdOpen(
+      (work) => ctx.deps.db.transaction(work),
+      (tx: Executor) => customers.matchOrInsert(tx, ctx.merchantId, person),
+    );
     const second = ctx.deps.db.transaction((tx) => customers.matchOrInsert(tx, ctx.merchantId, person));
     await Bun.sleep(200); // the second is under way (on PostgreSQL: waiting for the first) before the first commits
-    release();
-    await first;
-    expect((await second).id).toBe(firstId);
+    await first.commit();
+    expect((await second).id).toBe(first.result.id);
     const listed = await ctx.call("GET", `/customer?keywords=${encodeURIComponent(person.email)}`);
     expect(listed.body.total).toBe(1);
   });

@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { MESSAGES } from "../../packages/rules/messages";
 import { DECLINE_MESSAGES } from "../../src/domain/gateway";
 import { CARD, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
+import { holdOpen } from "../support/database";
+import type { Executor } from "../../src/storage/database";
 
 /** pay()'s extraDetails without card or bank fields. */
 const DETAILS = {
@@ -272,16 +274,10 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
     const { pm, res } = await createInvoice(ctx);
     const { invoices } = ctx.deps.services;
     const options = { source: "webpayment", isMerchantPresent: false } as const;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let paid!: () => void;
-    const firstPaid = new Promise<void>((resolve) => (paid = resolve));
-    const first = ctx.deps.db.transaction(async (tx) => {
-      await invoices.pay(tx, ctx.merchantId, res.body.id, pm.id, options);
-      paid();
-      await held;
-    });
-    await firstPaid;
+    const first = await holdOpen(
+      (work) => ctx.deps.db.transaction(work),
+      (tx: Executor) => invoices.pay(tx, ctx.merchantId, res.body.id, pm.id, options),
+    );
     const second = ctx.deps.db
       .transaction((tx) => invoices.pay(tx, ctx.merchantId, res.body.id, pm.id, options))
       .then(
@@ -289,8 +285,7 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
         (error: Error) => error.message,
       );
     await Bun.sleep(200); // the second is under way (on PostgreSQL: waiting for the first) before the first commits
-    release();
-    await first;
+    await first.commit();
     expect(await second).toBe("The invoice is PAID and cannot be paid again.");
     const invoice = (await ctx.call("GET", `/invoice/${res.body.id}`)).body;
     expect(invoice.child_transactions).toHaveLength(1);

@@ -15,6 +15,7 @@ import { migratePostgres } from "../../src/storage/postgres/migrate";
 import { POSTGRES_MIGRATIONS } from "../../src/storage/postgres/migrations/index";
 import { openDatabase } from "../../src/storage/sqlite/open";
 import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase, startPostgres } from "../support/postgres";
+import { holdOpen } from "../support/database";
 import { runToExit } from "../support/process";
 
 describePostgres("PostgreSQL executor", () => {
@@ -390,20 +391,20 @@ describePostgres("the transaction counter on PostgreSQL", () => {
         // The first charge inserts and holds its transaction open; the second, on the other
         // connection, commits meanwhile: with one counter row per merchant it waited for the first's
         // COMMIT (here: a lock timeout).
-        const outcome = await whileHeldOpen(
+        const open = await holdOpen(
           (work) => first.begin(work),
           (tx: TransactionSQL) => insert(tx, "t1"),
-          () =>
-            second
-              .begin(async (tx) => {
-                await tx`SET LOCAL lock_timeout = '2s'`;
-                await insert(tx, "t2");
-              })
-              .then(
-                () => "committed",
-                (error: Error) => error.message,
-              ),
         );
+        const outcome = await second
+          .begin(async (tx) => {
+            await tx`SET LOCAL lock_timeout = '2s'`;
+            await insert(tx, "t2");
+          })
+          .then(
+            () => "committed",
+            (error: Error) => error.message,
+          );
+        await open.commit();
         expect(outcome).toBe("committed");
         const total = await db.get<{ n: number }>(
           sql`SELECT SUM(top_level) AS n FROM transaction_counts WHERE merchant_id = ${"m1"}`,
@@ -460,11 +461,12 @@ describePostgres("outbox numbers on PostgreSQL", () => {
         };
         await store(db, 0);
         // The first transaction stores its messages and stays open while the second stores and commits.
-        await whileHeldOpen(
+        const open = await holdOpen(
           (work) => db.transaction(work),
           (tx: Executor) => store(tx, 1),
-          () => db.transaction((tx) => store(tx, 2)),
         );
+        await db.transaction((tx) => store(tx, 2));
+        await open.commit();
         for (const table of ["emails", "sms"]) {
           const numbers = await db.all<{ seq: number }>(sql`SELECT seq FROM ${sql.raw(table)} ORDER BY seq`);
           expect({ table, numbers: numbers.map((row) => row.seq) }).toEqual({ table, numbers: [1, 2, 3] });
@@ -621,34 +623,6 @@ async function insertMerchant(db: PostgresDatabase, id: string, now: string, opt
   await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
     outcome, created_at, updated_at)
     VALUES (${`pm-${id}`}, ${id}, ${`c-${id}`}, ${"card"}, ${"A B"}, ${"f"}, ${"approve"}, ${now}, ${now})`);
-}
-
-/**
- * Runs `first` in a transaction opened by `begin` and keeps that transaction open (uncommitted)
- * while `meanwhile` runs; then lets it commit. Answers what `meanwhile` answered.
- */
-async function whileHeldOpen<Tx, T>(
-  begin: (work: (tx: Tx) => Promise<void>) => Promise<unknown>,
-  first: (tx: Tx) => Promise<unknown>,
-  meanwhile: () => Promise<T>,
-): Promise<T> {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let ran!: () => void;
-  const firstRan = new Promise<void>((resolve) => (ran = resolve));
-  const open = begin(async (tx) => {
-    await first(tx);
-    ran();
-    await held;
-  });
-  // A first step that fails ends `open` before `firstRan`: its error is thrown here.
-  await Promise.race([firstRan, open]);
-  try {
-    return await meanwhile();
-  } finally {
-    release();
-    await open;
-  }
 }
 
 function readLines(stream: ReadableStream<Uint8Array>) {

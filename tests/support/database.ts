@@ -120,3 +120,36 @@ export async function writeMarker(db: Executor): Promise<() => Promise<string>> 
   const query = sql.join(parts, " UNION ALL ");
   return async () => JSON.stringify(await db.all(query));
 }
+
+/**
+ * Runs `first` in a unit of work opened by `begin` and keeps that unit open (uncommitted) once it
+ * ran: what another unit does meanwhile sees it as PostgreSQL would a concurrent request. Answers
+ * `first`'s result and `commit()`, which lets the unit end and waits for it. A `first` that throws
+ * ends the unit, and its error is thrown here.
+ *
+ * @example
+ * const open = await holdOpen((work) => db.transaction(work), (tx) => insertSomething(tx));
+ * const second = db.transaction((tx) => sameCheck(tx)); // may wait for the first's lock
+ * await open.commit();
+ */
+export async function holdOpen<Tx, R>(
+  begin: (work: (tx: Tx) => Promise<void>) => Promise<unknown>,
+  first: (tx: Tx) => Promise<R>,
+): Promise<{ result: R; commit(): Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let ran!: (result: R) => void;
+  const firstRan = new Promise<R>((resolve) => (ran = resolve));
+  const unit = begin(async (tx) => {
+    ran(await first(tx));
+    await held;
+  });
+  const result = await Promise.race([firstRan, unit.then(() => firstRan)]);
+  return {
+    result,
+    async commit() {
+      release();
+      await unit;
+    },
+  };
+}
