@@ -20,6 +20,7 @@
  */
 import { Database } from "bun:sqlite";
 import { Elysia, t } from "elysia";
+import { configure } from "../src/storage/sqlite/open";
 
 const MODES = ["bare", "elysia", "memory", "wal", "schema"] as const;
 type Mode = (typeof MODES)[number];
@@ -53,9 +54,8 @@ interface StoredMethod {
 
 function charger(file: string): (paymentMethodId: string, total: number) => Promise<string | null> {
   const db = new Database(file, { strict: true });
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
+  configure(db); // the sandbox's own connection pragmas
+
   const merchant = (db.query("SELECT id FROM merchants WHERE is_default = 1").get() as { id: string }).id;
   const paymentMethod = db.prepare("SELECT * FROM payment_methods WHERE id = +? AND merchant_id = +?");
   const customer = db.prepare("SELECT * FROM customers WHERE id = +? AND merchant_id = +?");
