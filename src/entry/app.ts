@@ -2,8 +2,6 @@
  * createApp(deps) composes every module into one Elysia app. src/entry/server.ts listens with it; tests
  * build the very same app and call app.handle(new Request(...)).
  */
-import type { Database, Executor } from "../storage/database";
-import { connectionOf } from "../storage/sqlite/connection";
 import { Elysia } from "elysia";
 import { chargeRoutes } from "../http/routes/charge";
 import { customerRoutes } from "../http/routes/customers";
@@ -12,8 +10,6 @@ import { invoiceRoutes } from "../http/routes/invoices";
 import { publicInvoiceRoutes } from "../http/routes/invoices-public";
 import { receiptRoutes } from "../http/routes/receipts";
 import type { AppDeps } from "../http/deps";
-import type { Worker } from "../lib/worker";
-import { createServices } from "../services";
 import { depositRoutes } from "../http/routes/deposits";
 import { faviconRoutes } from "../http/routes/favicon";
 import { ApiError, ValidationFailed } from "../domain/errors";
@@ -36,29 +32,16 @@ import { selfRoutes } from "../http/routes/self";
 import { transactionRoutes } from "../http/routes/transactions";
 import { webpaymentRoutes } from "../http/routes/webpayment";
 import { webhookRoutes } from "../http/routes/webhooks";
-import { DEFAULT_CONFIG, publicUrlOf, type Config } from "../lib/config";
-import { SandboxClock } from "../services/clock";
-import { EventBus } from "../domain/events";
-import { createLogger, type Logger } from "../lib/logger";
-import { formatTimestamp } from "../domain/time";
-import { Mailer } from "../services/mail/mailer";
 import { hostedRoutes } from "../http/hosted/index";
 import pkg from "../../package.json";
-import { WebhookDispatcher } from "../services/webhooks/dispatcher";
-import { WebhookTargets } from "../services/webhooks/targets";
+import { buildDeps, type CreateAppOptions } from "./deps";
+
+export { buildDeps, type CreateAppOptions } from "./deps";
+export { startWorkers, stopWorkers } from "./workers";
 
 export const VERSION: string = pkg.version;
 /** The license of this project (package.json), stated in the OpenAPI document. */
 const LICENSE = { name: `${pkg.license} License`, identifier: pkg.license };
-
-export interface CreateAppOptions {
-  db: Database;
-  config?: Partial<Config>;
-  /** Overrides the public URL (src/entry/server.ts passes the one it listens on). */
-  publicUrl?: string;
-  clock?: SandboxClock;
-  log?: Logger;
-}
 
 /** Public routes any origin may call from a browser. */
 const CORS_PREFIXES = ["/webpayment/", "/payjs"];
@@ -166,82 +149,6 @@ function refuseNul(url: URL): void {
     if (name.includes("\0") || value.includes("\0"))
       throw new ValidationFailed({ [name.replaceAll("\0", "")]: [NUL_MESSAGE] });
   }
-}
-
-export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
-  const config: Config = { ...DEFAULT_CONFIG, ...options.config };
-  const clock = options.clock ?? new SandboxClock(options.db);
-  // Clocks a previous run (or another process) advanced.
-  await clock.refresh();
-  const events = new EventBus<Executor>();
-  const log = options.log ?? createLogger({ quiet: config.quiet });
-  const services = await createServices(options.db, clock, events);
-  await services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
-  const mailer = new Mailer(options.db, {
-    smtpUrl: config.smtpUrl,
-    smtpAllow: config.smtpAllow,
-    log,
-    now: () => formatTimestamp(clock.realDate()),
-  });
-  return {
-    db: options.db,
-    // Only tests read the bun:sqlite connection now; on PostgreSQL there is none to read.
-    get sqlite() {
-      return connectionOf(options.db);
-    },
-    config,
-    publicUrl: options.publicUrl ?? publicUrlOf(config),
-    clock,
-    events,
-    log,
-    services,
-    mailer,
-    workers: [
-      clockTicker(clock, log),
-      mailer.worker(),
-      new WebhookDispatcher({
-        db: options.db,
-        clock,
-        outbox: services.webhooks,
-        log,
-        timeoutMs: config.webhookTimeoutMs,
-        targets: new WebhookTargets(config),
-      }),
-    ],
-  };
-}
-
-/** Runs every merchant's due jobs once a second of real time, and once at start to catch up. */
-function clockTicker(clock: SandboxClock, log: Logger, intervalMs = 1000): Worker {
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let running: Promise<void> | undefined;
-  // A failing job is logged and retried on the next tick; it must never stop the server. A tick
-  // still running when the next is due lets that one pass.
-  const tick = () => {
-    running ??= clock
-      .tick()
-      .catch((error) => log.error(`clock job failed: ${(error as Error)?.stack ?? String(error)}`))
-      .finally(() => (running = undefined));
-  };
-  return {
-    name: "clock",
-    start() {
-      tick();
-      timer = setInterval(tick, intervalMs);
-    },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
-export function startWorkers(deps: AppDeps): void {
-  for (const worker of deps.workers) worker.start();
-}
-
-export async function stopWorkers(deps: AppDeps): Promise<void> {
-  for (const worker of [...deps.workers].reverse()) await worker.stop();
 }
 
 export async function createApp(options: CreateAppOptions) {

@@ -6,7 +6,9 @@
 import { accessSync, constants, existsSync, rmSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { dirname, resolve } from "node:path";
-import { buildDeps, composeApp, startWorkers, stopWorkers, VERSION } from "./app";
+import { composeApp, VERSION } from "./app";
+import { buildDeps } from "./deps";
+import { startWorkers, stopWorkers } from "./workers";
 import { closeLiveStreams } from "../http/dashboard/routes";
 import { ConfigError, databaseTarget, helpText, loadConfig, publicUrlOf, type Config } from "../lib/config";
 import type { Database } from "../storage/database";
