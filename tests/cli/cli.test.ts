@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json";
-import { OPTIONS } from "../../src/lib/config";
+import { OPTIONS } from "../../src/entry/cli";
 import { FROM_SOURCES, freePort, runToExit, startServer } from "../support/process";
 import { waitFor } from "../support/wait";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer, type AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
-import { ConfigError, loadConfig } from "../../src/lib/config";
+import { ConfigError, loadConfig } from "../../src/entry/cli";
 import { MESSAGES } from "../../packages/rules/messages";
 import { DECLINE_MESSAGES } from "../../src/domain/gateway";
 import { otherMerchant, setup, tokenize, type TestContext } from "../support/app";

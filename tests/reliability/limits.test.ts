@@ -3,7 +3,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { RateLimiter, bucketOf, parseRateLimit } from "../../src/http/limits";
-import { ConfigError, loadConfig } from "../../src/lib/config";
+import { ConfigError, loadConfig } from "../../src/entry/cli";
 import { API_KEY, CARD, otherMerchant, serve, setup, tokenize, type TestContext } from "../support/app";
 import { countRows } from "../support/database";
 

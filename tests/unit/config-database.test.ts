@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, databaseTarget, loadConfig } from "../../src/lib/config";
+import { ConfigError, loadConfig } from "../../src/entry/cli";
+import { databaseTarget } from "../../src/lib/config";
 
 /** The ConfigError message loadConfig gives for these flags and environment. */
 function refusal(argv: string[], env: Record<string, string> = {}): string {

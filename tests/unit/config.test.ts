@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, DEFAULT_CONFIG, helpText, loadConfig, OPTIONS, publicUrlOf } from "../../src/lib/config";
+import { ConfigError, helpText, loadConfig, OPTIONS } from "../../src/entry/cli";
+import { DEFAULT_CONFIG, publicUrlOf } from "../../src/lib/config";
 
 describe("config", () => {
   test("defaults: 127.0.0.1:7290, the embedded SQLite file, fixed keys", () => {
