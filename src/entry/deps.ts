@@ -14,7 +14,6 @@ import { createLogger, type Logger } from "../lib/logger";
 import { formatTimestamp } from "../domain/time";
 import { Mailer } from "../services/mail/mailer";
 import { WebhookDispatcher } from "../services/webhooks/dispatcher";
-import { WebhookTargets } from "../services/webhooks/targets";
 import { clockTicker } from "./workers";
 
 export interface CreateAppOptions {
@@ -33,15 +32,17 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
   await clock.refresh();
   const events = new EventBus<Executor>();
   const log = options.log ?? createLogger({ quiet: config.quiet });
-  const services = await createServices(options.db, clock, events);
-  await services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
   const mailer = new Mailer(options.db, {
     smtpUrl: config.smtpUrl,
     smtpAllow: config.smtpAllow,
     log,
     now: () => formatTimestamp(clock.realDate()),
   });
-  return {
+  // The address is known only once the server listens (port 0): the services read it when they link.
+  const publicUrl = () => deps.publicUrl;
+  const services = await createServices({ db: options.db, clock, events, mailer, log, publicUrl, config });
+  await services.merchants.ensureDefault(config.defaultWebPaymentsToken, config.defaultApiKey);
+  const deps: AppDeps = {
     db: options.db,
     // Only tests read the bun:sqlite connection now; on PostgreSQL there is none to read.
     get sqlite() {
@@ -63,8 +64,9 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
         outbox: services.webhooks,
         log,
         timeoutMs: config.webhookTimeoutMs,
-        targets: new WebhookTargets(config),
+        targets: services.webhookTargets,
       }),
     ],
   };
+  return deps;
 }

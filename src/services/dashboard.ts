@@ -9,7 +9,12 @@ import type { Mailer } from "./mail/mailer";
 import type { DepositService } from "./deposits";
 import type { DepositRow } from "./settlement";
 import { pageRequest, type Page } from "../domain/pagination";
-import type { Services } from ".";
+import type { CustomerService } from "./customers";
+import type { InvoiceService } from "./invoices";
+import type { MerchantService } from "./merchants";
+import type { PaymentMethodService } from "./payment-methods";
+import type { TransactionService } from "./transactions";
+import type { WebhookService } from "./webhooks/endpoints";
 import type { Customer } from "./customers";
 import type { PaymentMethod } from "./payment-methods";
 import type { Transaction, TransactionFilters } from "./transactions";
@@ -107,7 +112,14 @@ export const DASHBOARD_PER_PAGE = 50;
 export class DashboardService {
   constructor(
     private readonly db: Database,
-    private readonly services: Services,
+    private readonly services: {
+      merchants: MerchantService;
+      customers: CustomerService;
+      paymentMethods: PaymentMethodService;
+      transactions: TransactionService;
+      invoices: InvoiceService;
+      webhooks: WebhookService;
+    },
     private readonly mailer: Mailer,
     private readonly depositService: DepositService,
   ) {}

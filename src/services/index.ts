@@ -1,18 +1,28 @@
 /**
- * The use cases, built once per app: each service gets the storage and the other services it
- * needs, and nothing of HTTP.
+ * The composition root of the use cases: every service is built here, once per app, with the
+ * storage and the other services it needs and nothing of HTTP. Routes and pages reach them through
+ * `deps.services`; none constructs one (tests/unit/architecture.test.ts fails on a `new` of a
+ * service class anywhere else but src/entry).
  */
 import type { Database, Executor } from "../storage/database";
 import { ensureSetting } from "../storage/repositories/settings";
 import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
+import type { Config } from "../lib/config";
+import type { Logger } from "../lib/logger";
 import { CustomerService } from "./customers";
+import { DashboardService } from "./dashboard";
+import { DepositService } from "./deposits";
 import { InvoiceService } from "./invoices";
+import type { Mailer } from "./mail/mailer";
+import { ReceiptService } from "./mail/receipts";
 import { MerchantService } from "./merchants";
 import { PaymentMethodService } from "./payment-methods";
+import { SandboxControl } from "./sandbox";
 import { TransactionService } from "./transactions";
 import { Settlement } from "./settlement";
 import { WebhookService } from "./webhooks/endpoints";
+import { WebhookTargets } from "./webhooks/targets";
 import { randomToken } from "../lib/crypto";
 
 /** The storage types the layers above the services hold (they never run queries themselves). */
@@ -27,8 +37,30 @@ export interface Services {
   transactions: TransactionService;
   /** The settlement jobs (card batches, ACH settlement, deposits), run on every clock tick. */
   settlement: Settlement;
+  /** The deposits the settlement jobs wrote (GET /query/deposit, the dashboard). */
+  deposits: DepositService;
   invoices: InvoiceService;
+  /** Receipts by e-mail and SMS (after pay(), and the ones a merchant asks for). */
+  receipts: ReceiptService;
   webhooks: WebhookService;
+  /** Which webhook targets the sandbox sends to and whose answers it shows (--webhook-allow). */
+  webhookTargets: WebhookTargets;
+  /** What the dashboard pages read. */
+  dashboard: DashboardService;
+  /** The reset and merchant deletion of /_sandbox. */
+  sandbox: SandboxControl;
+}
+
+/** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
+export interface ServiceOptions {
+  db: Database;
+  clock: SandboxClock;
+  events: EventBus<Executor>;
+  mailer: Mailer;
+  log: Logger;
+  /** The base URL integrators reach this sandbox at (links in receipts), as it is now. */
+  publicUrl: () => string;
+  config: Pick<Config, "webhookAllow" | "host">;
 }
 
 /** A secret of this database, created on first use (the fingerprint key). */
@@ -36,7 +68,8 @@ export function databaseSecret(db: Database, name: string): Promise<string> {
   return ensureSetting(db, name, randomToken("", 32));
 }
 
-export async function createServices(db: Database, clock: SandboxClock, events: EventBus<Executor>): Promise<Services> {
+export async function createServices(options: ServiceOptions): Promise<Services> {
+  const { db, clock, events, mailer } = options;
   const merchants = new MerchantService(db, clock);
   const customers = new CustomerService(db, clock, events);
   const paymentMethods = new PaymentMethodService(db, clock, customers, await databaseSecret(db, "fingerprint_key"));
@@ -46,11 +79,22 @@ export async function createServices(db: Database, clock: SandboxClock, events: 
     (merchantId, now) => settlement.run(merchantId, now),
     () => settlement.pendingMerchants(),
   );
+  const deposits = new DepositService(db, transactions);
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
   const webhooks = new WebhookService(db, clock);
   // The webhook outbox: delivery rows are written inside the unit of work of the change.
   events.on(async (ex, event) => {
     await webhooks.enqueue(ex, event);
   });
-  return { merchants, customers, paymentMethods, transactions, settlement, invoices, webhooks };
+  const core = { merchants, customers, paymentMethods, transactions, invoices, webhooks };
+  const receipts = new ReceiptService({ ...options, services: core });
+  return {
+    ...core,
+    settlement,
+    deposits,
+    receipts,
+    webhookTargets: new WebhookTargets(options.config),
+    dashboard: new DashboardService(db, core, mailer, deposits),
+    sandbox: new SandboxControl(db, core, clock),
+  };
 }

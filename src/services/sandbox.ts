@@ -4,13 +4,14 @@
  */
 import type { Database } from "../storage/database";
 import { deleteMerchantRow, deleteMerchantRows } from "../storage/repositories/sandbox";
-import type { Services } from ".";
+import type { MerchantService } from "./merchants";
+import type { WebhookService } from "./webhooks/endpoints";
 import type { SandboxClock } from "./clock";
 
 export class SandboxControl {
   constructor(
     private readonly db: Database,
-    private readonly services: Services,
+    private readonly services: { merchants: MerchantService; webhooks: WebhookService },
     private readonly clock: SandboxClock,
   ) {}
 

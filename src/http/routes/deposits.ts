@@ -4,13 +4,12 @@ import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody } from "../../domain/schemas/records";
 import { DepositDetailPage, DepositDetailQuery, DepositPage, DepositQuery } from "../../domain/schemas/deposits";
-import { DepositService } from "../../services/deposits";
 
 const RULES =
   "Card sales and refunds batch at each midnight UTC and deposit the next day; ACH settles after the merchant's `ach_settlement_days` business days and deposits at once. Fees per sale: card 2.9% + 0.30, ACH 0.8% capped at 5.00, each rounded half up to the cent; refunds carry no fee and do not return the sale's. net = gross − refunds − fees.";
 
 export function depositRoutes(deps: AppDeps) {
-  const deposits = new DepositService(deps.db, deps.services.transactions);
+  const { deposits } = deps.services;
   return new Elysia({ prefix: "/query", tags: ["Deposits"] })
     .use(merchantAuth(deps))
     .get(

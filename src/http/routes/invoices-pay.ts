@@ -1,6 +1,5 @@
 import type { AppDeps } from "../deps";
 import type { Executor } from "../../services";
-import type { ReceiptService } from "../../services/mail/receipts";
 import type { PayInvoiceBody } from "../../domain/schemas/invoices";
 
 export interface PayRequest {
@@ -31,8 +30,8 @@ export function payScope(scope: string) {
  * the balance, answers 200 with the invoice or 402 with the declined invoice, and sends the
  * attempt's receipt after the commit (a replay sends none; a mail failure fails nothing).
  */
-export function payInvoice(deps: AppDeps, receipts: ReceiptService, request: PayRequest) {
-  const { invoices } = deps.services;
+export function payInvoice(deps: AppDeps, request: PayRequest) {
+  const { invoices, receipts } = deps.services;
   return async (tx: Executor) => {
     const {
       invoice,

@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import { tokenAuth } from "../auth";
 import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
-import { ReceiptService } from "../../services/mail/receipts";
 import { payInvoice, payScope } from "./invoices-pay";
 import { settingsOf } from "../../services/merchants";
 import { ErrorBody } from "../../domain/schemas/records";
@@ -25,7 +24,6 @@ const IdempotencyHeaders = t.Object({
  */
 export function publicInvoiceRoutes(deps: AppDeps) {
   const { invoices } = deps.services;
-  const receipts = new ReceiptService(deps);
   return new Elysia({ prefix: "/webpayment/:token", tags: ["Web payments (public)"] })
     .use(tokenAuth(deps))
     .use(idempotency(deps))
@@ -53,7 +51,7 @@ export function publicInvoiceRoutes(deps: AppDeps) {
       "/invoice/:id/pay",
       ({ merchant, params, body, idempotently }) =>
         idempotently(
-          payInvoice(deps, receipts, {
+          payInvoice(deps, {
             merchantId: merchant.id,
             invoiceId: params.id,
             paymentMethodId: body.payment_method_id,

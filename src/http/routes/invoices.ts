@@ -4,7 +4,6 @@ import { pageRequest } from "../../domain/pagination";
 import { merchantAuth } from "../auth";
 import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
-import { ReceiptService } from "../../services/mail/receipts";
 import { payInvoice, payScope } from "./invoices-pay";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
 import {
@@ -25,7 +24,6 @@ const IdempotencyHeaders = t.Object({
 /** The merchant's invoices (API key). */
 export function invoiceRoutes(deps: AppDeps) {
   const { invoices } = deps.services;
-  const receipts = new ReceiptService(deps);
   return new Elysia({ prefix: "/invoice", tags: ["Invoices"] })
     .use(merchantAuth(deps))
     .use(idempotency(deps))
@@ -85,7 +83,7 @@ export function invoiceRoutes(deps: AppDeps) {
       "/:id/pay",
       ({ merchant, params, body, idempotently }) =>
         idempotently(
-          payInvoice(deps, receipts, {
+          payInvoice(deps, {
             merchantId: merchant.id,
             invoiceId: params.id,
             paymentMethodId: body.payment_method_id,

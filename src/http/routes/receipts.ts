@@ -2,13 +2,12 @@ import { Elysia, t } from "elysia";
 import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody, TransactionRecord } from "../../domain/schemas/records";
-import { ReceiptService } from "../../services/mail/receipts";
 
 const IdParams = t.Object({ id: t.String() });
 
 /** Receipts a merchant sends for a transaction (API key). */
 export function receiptRoutes(deps: AppDeps) {
-  const receipts = new ReceiptService(deps);
+  const { receipts } = deps.services;
   return new Elysia({ prefix: "/transaction", tags: ["Transactions"] })
     .use(merchantAuth(deps))
     .post(

@@ -20,7 +20,11 @@ import { MESSAGES } from "../../../packages/rules/messages";
 import { validateCustomerFields } from "../../../packages/rules/validation";
 import type { Database, Executor } from "../../storage/database";
 import { latestOfInvoice, stampReceipt } from "../../storage/repositories/transactions";
-import type { Services } from "..";
+import type { CustomerService } from "../customers";
+import type { InvoiceService } from "../invoices";
+import type { MerchantService } from "../merchants";
+import type { PaymentMethodService } from "../payment-methods";
+import type { TransactionService } from "../transactions";
 import type { Mailer } from "./mailer";
 import type { Logger } from "../../lib/logger";
 import type { SandboxClock } from "../clock";
@@ -47,9 +51,16 @@ export function hostedPayUrl(publicUrl: string, invoiceId: string): string {
 /** What the receipts need: the records, the outbox, and the address pay links point at. */
 export interface ReceiptDeps {
   db: Database;
-  services: Services;
+  services: {
+    merchants: MerchantService;
+    customers: CustomerService;
+    paymentMethods: PaymentMethodService;
+    transactions: TransactionService;
+    invoices: InvoiceService;
+  };
   mailer: Mailer;
-  publicUrl: string;
+  /** The base URL pay links point at, as it is now (it is known once the server listens). */
+  publicUrl: () => string;
   log: Logger;
   clock: SandboxClock;
   events: EventBus<Executor>;
@@ -95,9 +106,9 @@ export class ReceiptService {
       // The integrator's url when it is a web address, else the sandbox's own hosted invoice page.
       invoiceLink:
         invoice && success
-          ? safeHref(`${invoice.url}${invoice.id}`, `${defaultInvoiceUrl(this.deps.publicUrl)}${invoice.id}`)
+          ? safeHref(`${invoice.url}${invoice.id}`, `${defaultInvoiceUrl(this.deps.publicUrl())}${invoice.id}`)
           : null,
-      payLink: invoice && !success && invoiceOpen ? hostedPayUrl(this.deps.publicUrl, invoice.id) : null,
+      payLink: invoice && !success && invoiceOpen ? hostedPayUrl(this.deps.publicUrl(), invoice.id) : null,
       footer: settings.receipt_footer,
     };
   }

@@ -14,7 +14,7 @@ import {
   retryDelayMs,
   SNIPPET_CHARS,
 } from "../../domain/webhook-policy";
-import { targetRefusedMessage, WebhookTargets } from "./targets";
+import { targetRefusedMessage, type WebhookTargets } from "./targets";
 import { formatTimestamp } from "../../domain/time";
 import {
   HEADER_DELIVERY_ID,
@@ -31,8 +31,8 @@ export interface DispatcherOptions {
   log: Logger;
   /** Real-time limit for the receiver's answer (default 10 s). */
   timeoutMs?: number;
-  /** Which targets are sent to and whose answers are logged (default: loopback targets, sandbox on loopback). */
-  targets?: WebhookTargets;
+  /** Which targets are sent to and whose answers are logged (the app's services.webhookTargets). */
+  targets: WebhookTargets;
   /** This dispatcher's name in the claims (default: a fresh UUID per instance). */
   id?: string;
   /**
@@ -100,7 +100,7 @@ export class WebhookDispatcher implements Worker {
   private readonly targets: WebhookTargets;
 
   constructor(options: DispatcherOptions) {
-    this.targets = options.targets ?? new WebhookTargets({ webhookAllow: [], host: "127.0.0.1" });
+    this.targets = options.targets;
     this.db = options.db;
     this.clock = options.clock;
     this.log = options.log;

@@ -9,9 +9,8 @@ import { layout, type LayoutContext, type NavItem } from "../layout";
 import type { AppDeps } from "../../deps";
 import { ErrorBody } from "../../../domain/schemas/records";
 import { loopbackOnly } from "../../routes/sandbox";
-import { DashboardService } from "../../../services/dashboard";
+import type { DashboardService } from "../../../services/dashboard";
 import type { MerchantRow } from "../../../services/merchants";
-import { DepositService } from "../../../services/deposits";
 
 /** The cookie the merchant picker sets. */
 export const MERCHANT_COOKIE = "paysandbox_merchant";
@@ -102,12 +101,7 @@ export interface DashboardKit {
 }
 
 export function dashboardKit(deps: AppDeps): DashboardKit {
-  const service = new DashboardService(
-    deps.db,
-    deps.services,
-    deps.mailer,
-    new DepositService(deps.db, deps.services.transactions),
-  );
+  const service = deps.services.dashboard;
 
   const context = async (merchant: MerchantRow, current: string, request: Request): Promise<LayoutContext> => {
     const url = new URL(request.url);

@@ -4,14 +4,13 @@ import { ApiError } from "../../../domain/errors";
 import { emailsPage, smsPage } from "../pages/outbox";
 import { deliveryPage, webhooksPage } from "../pages/webhooks";
 import { DELIVERY_STATUSES } from "../../../domain/schemas/webhooks";
-import { WebhookTargets } from "../../../services/webhooks/targets";
 import { dashboardPlugin, ID, PAGE_HEADERS, pick, text, type DashboardKit } from "./kit";
 
 /** `/dashboard/emails`, `/dashboard/sms` and `/dashboard/webhooks`. */
 export function outboxPages(kit: DashboardKit) {
   const { deps, service, respond, notFoundPage, hints } = kit;
   // The dispatcher's own rule decides whose answers the delivery view may show (docs/security.md).
-  const targets = new WebhookTargets(deps.config);
+  const targets = deps.services.webhookTargets;
   return new Elysia({ tags: ["Dashboard"], detail: { hide: true } })
     .use(dashboardPlugin(kit))
     .get(

@@ -7,7 +7,6 @@ import { Elysia, t } from "elysia";
 import { ValidationFailed } from "../../../domain/errors";
 import { formatMoney } from "../../../domain/money";
 import { parseTotalCents } from "../../../../packages/rules/validation";
-import { ReceiptService } from "../../../services/mail/receipts";
 import { ACTION_RESPONSES, dashboardPath, dashboardPlugin, ID, type DashboardKit } from "./kit";
 
 const AmountBody = t.Object({ total: t.Optional(t.String({ maxLength: 30 })) });
@@ -16,7 +15,7 @@ const AmountBody = t.Object({ total: t.Optional(t.String({ maxLength: 30 })) });
 export function recordActions(kit: DashboardKit) {
   const { deps, service } = kit;
   const { transactions, webhooks } = deps.services;
-  const receipts = new ReceiptService(deps);
+  const { receipts } = deps.services;
 
   /** A money operation as POST /transaction/{id}/… runs it: the transaction service, in one immediate transaction. */
   const operate = async (merchantId: string, id: string, action: "capture" | "void" | "refund", total?: string) => {

@@ -1,9 +1,8 @@
 /**
- * What every sandbox control shares: the loopback guard, the merchant a control acts on, and the
- * app's SandboxControl (reset and merchant deletion).
+ * What every sandbox control shares: the loopback guard and the merchant a control acts on (the
+ * reset and merchant deletion themselves are deps.services.sandbox).
  */
 import { Elysia } from "elysia";
-import { SandboxControl } from "../../../services/sandbox";
 import type { AppDeps } from "../../deps";
 import { checkLoopbackClient } from "../../guard";
 
@@ -23,13 +22,4 @@ export async function sandboxMerchant(deps: AppDeps, authorization: string | und
   return authorization
     ? deps.services.merchants.authenticateApiKey(authorization)
     : deps.services.merchants.getDefault();
-}
-
-const controls = new WeakMap<AppDeps, SandboxControl>();
-
-/** The app's SandboxControl (the reset and merchant deletion), made on first use. */
-export function sandboxControl(deps: AppDeps): SandboxControl {
-  let control = controls.get(deps);
-  if (!control) controls.set(deps, (control = new SandboxControl(deps.db, deps.services, deps.clock)));
-  return control;
 }

@@ -3,7 +3,7 @@ import type { AppDeps } from "../../deps";
 import { ApiError, notFound } from "../../../domain/errors";
 import { merchantRecord, REGENERABLE_KEYS } from "../../../services/merchants";
 import { ErrorBody, MerchantRecord } from "../../../domain/schemas/records";
-import { loopbackOnly, sandboxControl } from "./control";
+import { loopbackOnly } from "./control";
 
 const Settings = t.Object({
   avs_zip: t.Optional(t.Boolean({ description: "address_zip required and checked" })),
@@ -77,7 +77,7 @@ export function merchantRoutes(deps: AppDeps) {
         const merchant = await merchants.get(params.id);
         if (!merchant) throw notFound("Merchant");
         if (merchant.is_default) throw new ApiError("invalid_state", SANDBOX_MESSAGES.defaultMerchant);
-        await sandboxControl(deps).deleteMerchant(merchant.id);
+        await deps.services.sandbox.deleteMerchant(merchant.id);
         return { id: merchant.id, deleted: true };
       },
       {

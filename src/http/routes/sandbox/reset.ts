@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
 import { ErrorBody, Integer } from "../../../domain/schemas/records";
-import { loopbackOnly, sandboxControl, sandboxMerchant } from "./control";
+import { loopbackOnly, sandboxMerchant } from "./control";
 
 /** `/_sandbox/reset`: every record of the acting merchant deleted and its clock back on real time. */
 export function resetRoutes(deps: AppDeps) {
@@ -9,7 +9,7 @@ export function resetRoutes(deps: AppDeps) {
     "/reset",
     async ({ headers }) => {
       const merchant = await sandboxMerchant(deps, headers.authorization);
-      const deleted = await sandboxControl(deps).reset(merchant.id);
+      const deleted = await deps.services.sandbox.reset(merchant.id);
       await deps.clock.resetToRealTime(merchant.id);
       return { deleted };
     },
