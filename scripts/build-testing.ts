@@ -6,7 +6,8 @@
  * hand-written declarations copied as index.d.ts and index.d.cts. Node and its ecosystem cannot
  * load TypeScript, so the package ships JavaScript; Bun.build is already the repository's bundler.
  *
- * Runs on `npm install` / `npm ci` (prepare) and before `npm pack` (prepack).
+ * Runs before `npm pack` (prepack), so the tarball holds it; not on install, where npm would
+ * count it as an install script of the packed package.
  *
  *   bun scripts/build-testing.ts
  */

@@ -4,34 +4,10 @@
  * e-mail and the transaction, as step 4 says.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { serve, setup, waitFor, type TestContext } from "../support/app";
 import { collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
-
-const README = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
-
-/** The section's fenced blocks of one language, with the README's indentation removed. */
-function blocks(section: string, language: string): string[] {
-  const found: string[] = [];
-  const fence = new RegExp("^( *)```" + language + "\\n([\\s\\S]*?)^\\1```", "gm");
-  for (const match of section.matchAll(fence)) {
-    const indent = match[1]!.length;
-    found.push(
-      match[2]!
-        .split("\n")
-        .map((line) => line.slice(indent))
-        .join("\n"),
-    );
-  }
-  return found;
-}
-
-const section = README.slice(
-  README.indexOf("### Integrate in 5 minutes"),
-  README.indexOf("\n#", README.indexOf("### Integrate in 5 minutes") + 10),
-);
+import { docBlock } from "../docs/blocks";
 
 describe.skipIf(!HAS_CHROMIUM)("README: integrate in 5 minutes", () => {
   let ctx: TestContext;
@@ -42,11 +18,11 @@ describe.skipIf(!HAS_CHROMIUM)("README: integrate in 5 minutes", () => {
   beforeAll(async () => {
     ctx = await setup();
     sandbox = serve(ctx);
-    const [markup] = blocks(section, "html");
-    const [script] = blocks(section, "js");
+    const markup = docBlock("integrate-card-form").code;
+    const script = docBlock("integrate-pay").code;
     expect(markup).toContain("payjs.js");
     expect(script).toContain("payjs.pay(");
-    const page = `<!doctype html><html><body>${markup!.replaceAll("http://localhost:7290", sandbox.url)}<script>${script}</script></body></html>`;
+    const page = `<!doctype html><html><body>${markup.replaceAll("http://localhost:7290", sandbox.url)}<script>${script}</script></body></html>`;
     // The integrator's page, on an origin of its own.
     shop = Bun.serve({
       hostname: "127.0.0.1",

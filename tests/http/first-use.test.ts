@@ -1,25 +1,9 @@
 /**
- * What a new user meets first: the README quick start, pasted into a shell twice in a row, and
- * the icon every browser asks for.
+ * What a new user meets first besides the README quick start (tests/docs/readme.test.ts pastes
+ * it into a shell twice): the icon every browser asks for.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { serve, setup, type TestContext } from "../support/app";
-
-const README = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
-
-/** The commands of the quick start's first sh block, backslash continuations joined. */
-function quickStartCommands(): string[] {
-  const section = README.slice(README.indexOf("## Quick start"));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error("README.md: the quick start has no sh block");
-  return block
-    .replace(/\\\n\s*/g, " ")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line.startsWith("curl "));
-}
 
 let ctx: TestContext;
 let server: ReturnType<typeof serve>;
@@ -28,38 +12,6 @@ beforeAll(async () => {
   server = serve(ctx);
 });
 afterAll(() => server.stop());
-
-async function sh(command: string): Promise<any> {
-  const child = Bun.spawn(["sh", "-c", command.replaceAll("http://localhost:7290", server.url)], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, err, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  if (code !== 0) throw new Error(`${command}\nexited ${code}: ${err}`);
-  return JSON.parse(out);
-}
-
-describe("the README quick start", () => {
-  test("runs as written twice in a row: two tokens, two charges, both listed", async () => {
-    const [tokenize, charge, list] = quickStartCommands();
-    expect(charge).toContain("<id from tokenize>");
-    const charges: any[] = [];
-    for (let run = 0; run < 2; run++) {
-      const pm = await sh(tokenize!);
-      expect(pm.card_last_four).toBe("1111");
-      const charged = await sh(charge!.replace("<id from tokenize>", pm.id));
-      expect(charged).toMatchObject({ success: true, total: 10.5, payment_method_id: pm.id });
-      charges.push(charged);
-    }
-    expect(charges[0].id).not.toBe(charges[1].id);
-    const listed = await sh(list!);
-    expect(listed.data.map((t: { id: string }) => t.id).slice(0, 2)).toEqual([charges[1].id, charges[0].id]);
-  }, 30_000);
-});
 
 describe("/favicon.ico", () => {
   test("answers a small, cacheable Windows icon without a key, and 304 to its ETag", async () => {

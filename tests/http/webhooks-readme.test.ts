@@ -10,17 +10,11 @@ import { startWorkers, stopWorkers } from "../../src/entry/app";
 import { signatureHeader } from "../../packages/webhooks/signing";
 import { setup, waitFor } from "../support/app";
 import { startReceiver } from "../support/webhook-receiver";
+import { docBlock } from "../docs/blocks";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const MARKER = "<!-- packages/webhooks/verify.ts -->";
-
 function readmeSnippet(): string {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const at = readme.indexOf(MARKER);
-  if (at < 0) throw new Error(`README.md has no ${MARKER} marker`);
-  const match = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at));
-  if (!match) throw new Error("no ```ts block after the marker");
-  return match[1]! + "\n";
+  return docBlock("webhook-verify").code;
 }
 
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-readme-"));

@@ -5,11 +5,13 @@
  * uses it against a real sandbox on loopback.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, runToExit } from "../support/process";
 import { serve, setup, type TestContext } from "../support/app";
+import { docBlock } from "../docs/blocks";
+import { runInNamespace } from "../docs/shell";
 
 const PACKAGE_DIR = join(ROOT, "packages", "mobile");
 const TSC = join(ROOT, "node_modules", ".bin", "tsc");
@@ -192,4 +194,27 @@ describe("the packed mobile SDK", () => {
     expect(text).toContain("/webpayment/");
     expect(text).not.toContain("module.exports");
   });
+
+  test("docs/mobile.md's install and app.mjs, as printed: the app beside the checkout installs the tarball and tokenizes", async () => {
+    const home = join(workDir, "docs");
+    mkdirSync(join(home, "paysandbox"), { recursive: true });
+    copyFileSync(join(workDir, packed.filename), join(home, "paysandbox", "paysandbox-mobile-0.1.0.tgz"));
+    const myApp = join(home, "my-app");
+    mkdirSync(myApp);
+    writeFileSync(join(myApp, "package.json"), JSON.stringify({ name: "my-app", private: true }));
+    const install = await runInNamespace([docBlock("mobile-install").code], {
+      cwd: myApp,
+      env: { npm_config_offline: "true", npm_config_fund: "false", npm_config_audit: "false" },
+      timeoutMs: 60_000,
+    });
+    expect(install.runs[0]!.code, install.log).toBe(0);
+    expect(install.log.split("\n").filter((line) => /warn|ERR!/i.test(line))).toEqual([]);
+
+    const code = docBlock("mobile-app").code;
+    expect(code).toStartWith("// app.mjs — node app.mjs\n");
+    writeFileSync(join(myApp, "app.mjs"), code);
+    const run = await runInNamespace(["node app.mjs"], { cwd: myApp, sandbox: true, timeoutMs: 60_000 });
+    expect(run.runs[0]!.code, run.log).toBe(0);
+    expect(run.runs[0]!.output).toMatch(/^[0-9a-f-]{36}\n$/);
+  }, 130_000);
 });

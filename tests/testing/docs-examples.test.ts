@@ -6,13 +6,15 @@
  * share data. The node:test example runs on the machine's Node 20 with no Bun on the PATH.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Sandbox } from "../../packages/testing/index";
 import { startSandbox } from "../../packages/testing/src/index";
 import { CHROMIUM_PATH, HAS_CHROMIUM } from "../support/browser";
-import { examplesOf, makeProject, packTarball, readExamples, removeProject, ROOT } from "./docs";
+import { docBlock } from "../docs/blocks";
+import { runInNamespace } from "../docs/shell";
+import { examplesOf, lockfileFor, makeProject, packTarball, readExamples, removeProject, ROOT } from "./docs";
 
 const RUN_TIMEOUT_MS = 180_000;
 const projects: string[] = [];
@@ -91,7 +93,52 @@ describe("docs/testing.md", () => {
     expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("(docs/testing.md)");
   });
 
-  test("the package's tarball holds the built toolkit and the sandbox it starts", () => {
+  test(
+    "the install commands, as printed, install the tarball in a new project offline with no warning; the shared-server block runs its tests",
+    async () => {
+      // The tarball in a checkout beside the project, as the text has it.
+      const home = mkdtempSync(join(tmpdir(), "paysandbox-install-"));
+      projects.push(home);
+      mkdirSync(join(home, "paysandbox"));
+      copyFileSync(tarball, join(home, "paysandbox", "paysandbox-0.1.0.tgz"));
+      const shop = join(home, "my-shop");
+      mkdirSync(join(shop, "test"), { recursive: true });
+      const manifest = { name: "my-shop", private: true, type: "module", scripts: { test: "node --test" } };
+      writeFileSync(join(shop, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+      writeFileSync(join(shop, "test", "checkout.test.mjs"), examplesOf("node")[0]!.code);
+      // The registry is not reachable from a test: the lockfile names what it would resolve, and
+      // npm takes it from its cache (the namespace has no network at all).
+      const lock = lockfileFor("file:../paysandbox/paysandbox-0.1.0.tgz", manifest);
+      writeFileSync(join(shop, "package-lock.json"), JSON.stringify(lock, null, 2));
+
+      const install = await runInNamespace([docBlock("testing-install").code], {
+        cwd: shop,
+        env: { npm_config_offline: "true", npm_config_fund: "false", npm_config_audit: "false" },
+        timeoutMs: 120_000,
+      });
+      const [installed] = install.runs;
+      expect(installed!.code, install.log).toBe(0);
+      expect(installed!.output).toMatch(/added \d+ packages/);
+      const warnings = `${install.log}`.split("\n").filter((line) => /warn|deprecat|ERR!/i.test(line));
+      expect(warnings).toEqual([]);
+      const written = JSON.parse(readFileSync(join(shop, "package.json"), "utf8"));
+      expect(written.devDependencies).toEqual({ paysandbox: "file:../paysandbox/paysandbox-0.1.0.tgz" });
+      expect(written.allowScripts).toEqual({ bun: true, "@scarf/scarf": false });
+
+      const shared = await runInNamespace([docBlock("testing-shared-server").code], {
+        cwd: shop,
+        env: cleanEnv({ PATH: process.env.PATH! }),
+        timeoutMs: 120_000,
+      });
+      const [tested] = shared.runs;
+      expect(tested!.output).toMatch(/# pass 1\b/);
+      expect(tested!.output).toMatch(/# fail 0\b/);
+      expect(tested!.code, shared.log).toBe(0);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  test("the package's tarball holds the built toolkit and the sandbox it starts, and none of the repository's tools", () => {
     const listing = Bun.spawnSync(["tar", "-tzf", tarball]).stdout.toString().split("\n");
     for (const file of [
       "packages/testing/dist/index.js",
@@ -102,7 +149,16 @@ describe("docs/testing.md", () => {
     ]) {
       expect(listing).toContain(`package/${file}`);
     }
-    expect(listing.some((file) => file.startsWith("package/tests/"))).toBe(false);
+    for (const folder of ["tests/", "bench/", "scripts/", ".ci/"]) {
+      expect(listing.filter((file) => file.startsWith(`package/${folder}`))).toEqual([]);
+    }
+    for (const file of [".prettierrc.json", ".dependency-cruiser.cjs", "redocly.yaml", "bunfig.toml"]) {
+      expect(listing).not.toContain(`package/${file}`);
+    }
+    const manifest = JSON.parse(Bun.spawnSync(["tar", "-xzOf", tarball, "package/package.json"]).stdout.toString());
+    // npm flags a tarball dependency's prepare script as an install script: the build is prepack.
+    expect(Object.keys(manifest.scripts).filter((name) => /^(pre|post)?(install|prepare)$/.test(name))).toEqual([]);
+    expect(manifest.engines).toEqual({ node: ">=20" });
   });
 
   test(

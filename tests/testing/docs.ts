@@ -85,3 +85,29 @@ export function makeProject(tarball: string, files: Example[], packageJson: obje
 export function removeProject(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * A package-lock.json for a project that depends on `paysandbox` from `tarballSpec`, holding the
+ * package's runtime dependencies exactly as this repository's lockfile resolves them. `npm
+ * install` of the tarball then finds every package in npm's cache (`npm ci` here put them there)
+ * and runs offline; it installs, and prints, what a first install from the registry would.
+ */
+export function lockfileFor(tarballSpec: string, project: { name: string }): object {
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; link?: boolean; dependencies?: Record<string, string> }>;
+  };
+  const packages: Record<string, object> = {
+    "": { name: project.name, devDependencies: { paysandbox: tarballSpec } },
+    "node_modules/paysandbox": {
+      version: JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version,
+      resolved: tarballSpec,
+      dev: true,
+      dependencies: lock.packages[""]!.dependencies,
+    },
+  };
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (!path.startsWith("node_modules/") || entry.dev || entry.link) continue;
+    packages[path] = { ...entry, dev: true };
+  }
+  return { name: project.name, lockfileVersion: 3, requires: true, packages };
+}
