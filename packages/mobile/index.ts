@@ -16,6 +16,8 @@ export {
   BankAccount,
   CreditCard,
   WIRE_NAMES,
+  decliningTestBankAccount,
+  decliningTestCreditCard,
   failingTestBankAccount,
   failingTestCreditCard,
   testBankAccount,
@@ -25,4 +27,6 @@ export type { BankAccountFields, CreditCardFields, CustomerDetails, InputPropert
 export type { PaymentMethod, PaymentMethodCustomer } from "./payment-method";
 export { SDK_ERROR_CODES } from "./errors";
 export type { PaymentError, PaymentErrorCode, SdkErrorCode } from "./errors";
-export type { ApiErrorCode } from "../rules/codes";
+export type { ApiErrorCode, DeclineCode } from "../rules/codes";
+export { DECLINE_CODES, DECLINE_REASONS, isDeclineCode } from "../rules/declines";
+export type { DeclineReason } from "../rules/declines";

@@ -4,6 +4,10 @@
  * snake_case fields (docs/mobile.md).
  */
 import { describe } from "./errors";
+import type { DeclineCode } from "../rules/codes";
+import { DECLINE_REASONS, isDeclineCode } from "../rules/declines";
+import { TEST_BANK, TEST_CARDS } from "../rules/test-data";
+import { AVS_TEST_VALUES } from "../rules/checks";
 
 /** The customer a payment method is tied to: a new or matched one from these fields, or `customerId`. */
 export interface CustomerDetails {
@@ -199,6 +203,24 @@ export class CreditCard implements CreditCardFields {
     });
   }
 
+  /**
+   * A Visa test card that tokenizes and is then declined at charge with this reason
+   * (docs/testing-failures.md): the reason's own card, or for `incorrect_zip` / `incorrect_address`
+   * the approving card with the test postal code / street that fails AVS.
+   * @example
+   * const card = CreditCard.decliningTestCreditCard("insufficient_funds");
+   */
+  static decliningTestCreditCard(reason: DeclineCode = "decline"): CreditCard {
+    if (!isDeclineCode(reason) || DECLINE_REASONS[reason].method !== "card") {
+      throw new TypeError(`decliningTestCreditCard: expected a card decline code, got ${JSON.stringify(reason)}.`);
+    }
+    const fields = { personName: "Joan Parsnip", cardNumber: "4111111111111111", cardExp: "1230", addressZip: "32822" };
+    if (reason === "incorrect_zip") return new CreditCard({ ...fields, addressZip: AVS_TEST_VALUES.zipNoMatch });
+    if (reason === "incorrect_address") return new CreditCard({ ...fields, address1: AVS_TEST_VALUES.streetNoMatch });
+    const card = TEST_CARDS.find((entry) => entry.brand === "visa" && entry.outcome === reason)!;
+    return new CreditCard({ ...fields, cardNumber: card.number });
+  }
+
   /** The fields, with the number reduced to its last four and no CVV. */
   toJSON(): Record<string, string> {
     const shown: Record<string, string> = { ...(this as unknown as Record<string, string>) };
@@ -269,6 +291,21 @@ export class BankAccount implements BankAccountFields {
     });
   }
 
+  /**
+   * A test account that tokenizes and whose charge the bank returns with this ACH code
+   * (`R01` insufficient funds, `R02` closed, `R03` no account, `R04` invalid number).
+   * @example
+   * const bank = BankAccount.decliningTestBankAccount("R02");
+   */
+  static decliningTestBankAccount(reason: "R01" | "R02" | "R03" | "R04" = "R01"): BankAccount {
+    const entry = /^R0[1-4]$/.test(String(reason))
+      ? TEST_BANK.accounts.find((account) => account.outcome === reason)
+      : undefined;
+    if (!entry)
+      throw new TypeError(`decliningTestBankAccount: expected R01, R02, R03 or R04, got ${JSON.stringify(reason)}.`);
+    return new BankAccount({ ...BankAccount.testBankAccount(), bankAccount: entry.account });
+  }
+
   /** The fields, with the account number reduced to its last four. */
   toJSON(): Record<string, string> {
     const shown: Record<string, string> = { ...(this as unknown as Record<string, string>) };
@@ -286,6 +323,9 @@ export const testCreditCard = (): CreditCard => CreditCard.testCreditCard();
 export const failingTestCreditCard = (): CreditCard => CreditCard.failingTestCreditCard();
 export const testBankAccount = (): BankAccount => BankAccount.testBankAccount();
 export const failingTestBankAccount = (): BankAccount => BankAccount.failingTestBankAccount();
+export const decliningTestCreditCard = (reason?: DeclineCode): CreditCard => CreditCard.decliningTestCreditCard(reason);
+export const decliningTestBankAccount = (reason?: "R01" | "R02" | "R03" | "R04"): BankAccount =>
+  BankAccount.decliningTestBankAccount(reason);
 
 /** The tokenize request body of a card or bank account (docs/contract.md §5): snake_case, only the given fields. */
 export function wireBody(input: CreditCard | BankAccount): Record<string, unknown> {

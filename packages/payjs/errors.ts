@@ -3,7 +3,7 @@
  * API's codes plus the library's own, see types.ts); expected failures are these values,
  * misuse of the API is a TypeError thrown at once.
  */
-import type { ApiErrorBody } from "../rules/codes";
+import type { ApiErrorBody, DeclineCode } from "../rules/codes";
 import type {
   Invoice,
   PayJsError as PublicPayJsError,
@@ -64,13 +64,17 @@ export class PayJsError extends Error {
   // `declare`: no own property unless given, so an error without fields has no `fields` key.
   declare readonly fields?: PayJsErrorFields;
   declare readonly invoice?: Invoice;
+  declare readonly declineCode?: DeclineCode;
+  declare readonly retryable?: boolean;
   constructor(
     readonly code: PayJsErrorCode,
     message: string,
-    extra: { fields?: PayJsErrorFields; invoice?: Invoice } = {},
+    extra: { fields?: PayJsErrorFields; invoice?: Invoice; declineCode?: DeclineCode; retryable?: boolean } = {},
   ) {
     super(message);
     if (extra.fields) (this as { fields?: PayJsErrorFields }).fields = extra.fields;
+    if (extra.declineCode !== undefined) (this as { declineCode?: DeclineCode }).declineCode = extra.declineCode;
+    if (extra.retryable !== undefined) (this as { retryable?: boolean }).retryable = extra.retryable;
     if (extra.invoice) {
       (this as { invoice?: Invoice }).invoice = extra.invoice;
       // The live library rejects a declined pay() with the invoice itself, and its pages read
@@ -89,8 +93,18 @@ export class PayJsError extends Error {
     message: string;
     fields?: PayJsErrorFields;
     invoice?: Invoice;
+    declineCode?: DeclineCode;
+    retryable?: boolean;
   } {
-    return { name: this.name, code: this.code, message: this.message, fields: this.fields, invoice: this.invoice };
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      fields: this.fields,
+      invoice: this.invoice,
+      declineCode: this.declineCode,
+      retryable: this.retryable,
+    };
   }
 }
 
@@ -108,8 +122,12 @@ export function errorFromResponse(status: number, body: unknown): PayJsError {
   }
   if (status === 401) return new PayJsError("unknown_token", LIBRARY_MESSAGES.unknownToken);
   const code = typeof envelope.code === "string" && API_CODES.has(envelope.code) ? envelope.code : "internal_error";
-  const extra: { fields?: PayJsErrorFields; invoice?: Invoice } = {};
+  const extra: { fields?: PayJsErrorFields; invoice?: Invoice; declineCode?: DeclineCode; retryable?: boolean } = {};
   if (envelope.errors && typeof envelope.errors === "object") extra.fields = envelope.errors;
   if (envelope.invoice && typeof envelope.invoice === "object") extra.invoice = envelope.invoice as Invoice;
+  if (code === "payment_declined" && typeof envelope.decline_code === "string") {
+    extra.declineCode = envelope.decline_code as DeclineCode;
+    extra.retryable = envelope.retryable === true;
+  }
   return new PayJsError(code as PayJsErrorCode, envelope.message, extra);
 }

@@ -14,7 +14,7 @@
  * const invoice = await payjs.pay({ method: "card", month: "12", year: "2030", total: 10, ...customer });
  * ```
  */
-import type { ApiErrorCode } from "../rules/codes";
+import type { ApiErrorCode, DeclineCode } from "../rules/codes";
 
 /** Failures of the library itself (not answered by the API). */
 export type PayJsLibraryErrorCode =
@@ -378,7 +378,15 @@ export declare class PayJsError extends Error {
   readonly fields?: PayJsErrorFields;
   /** payment_declined: the invoice, status ATTEMPTED, payment_attempt_failed true. */
   readonly invoice?: Invoice;
-  constructor(code: PayJsErrorCode, message: string, extra?: { fields?: PayJsErrorFields; invoice?: Invoice });
+  /** payment_declined: why the processor declined (`insufficient_funds`, `stolen_card`, `R01`, …). */
+  readonly declineCode?: DeclineCode;
+  /** payment_declined: whether paying again may succeed (`issuer_unavailable`, `processing_error`). */
+  readonly retryable?: boolean;
+  constructor(
+    code: PayJsErrorCode,
+    message: string,
+    extra?: { fields?: PayJsErrorFields; invoice?: Invoice; declineCode?: DeclineCode; retryable?: boolean },
+  );
 }
 
 /** One checkout: card frames (or none, for bank payments), events and pay(). Instances never share state. */

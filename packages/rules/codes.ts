@@ -26,6 +26,54 @@ export type ApiErrorCode =
   /** 500: a bug in the sandbox; logged with the request id. */
   | "internal_error";
 
+/**
+ * Why the processor declined a payment: a 402's `decline_code` and the transaction's. The
+ * messages and retryability are in packages/rules/declines.ts (docs/testing-failures.md).
+ */
+export type DeclineCode =
+  /** A generic decline: the issuer gives no reason. */
+  | "decline"
+  /** The account has not enough funds or credit. */
+  | "insufficient_funds"
+  /** The card is reported lost; never retry it. */
+  | "lost_card"
+  /** The card is reported stolen; never retry it. */
+  | "stolen_card"
+  /** The issuer says the card has expired. */
+  | "expired_card"
+  /** The CVV does not match. */
+  | "incorrect_cvv"
+  /** The issuer knows no such card number. */
+  | "incorrect_number"
+  /** The issuer declined without a reason. */
+  | "do_not_honor"
+  /** The issuer asks that the card be kept; never retry it. */
+  | "pickup_card"
+  /** The issuer suspects fraud; do not retry. */
+  | "suspected_fraud"
+  /** Too many payments or too much spent on the card recently. */
+  | "card_velocity_exceeded"
+  /** The card may not be used for this payment. */
+  | "restricted_card"
+  /** The issuer refuses this amount. */
+  | "invalid_amount"
+  /** The issuer did not answer; retryable. */
+  | "issuer_unavailable"
+  /** The processor failed; retryable. */
+  | "processing_error"
+  /** AVS: the postal code does not match (declined by the merchant's avs_zip check). */
+  | "incorrect_zip"
+  /** AVS: the street address does not match (declined by the merchant's avs_street check). */
+  | "incorrect_address"
+  /** ACH return R01: insufficient funds. */
+  | "R01"
+  /** ACH return R02: account closed. */
+  | "R02"
+  /** ACH return R03: no account, or unable to locate it. */
+  | "R03"
+  /** ACH return R04: invalid account number. */
+  | "R04";
+
 export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   validation_error: 422,
   unauthenticated: 401,

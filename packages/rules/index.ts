@@ -7,3 +7,4 @@ export * from "./codes";
 export * from "./messages";
 export * from "./validation";
 export * from "./test-data";
+export * from "./declines";

@@ -3,10 +3,13 @@
  * data never lands in the sandbox.
  */
 import type { CardBrand } from "./card-rules";
+import { DECLINE_CODES, DECLINE_REASONS, type DeclineCode } from "./declines";
 
-/** What the simulated processor does with a payment method when it is charged. */
-export type Outcome =
-  "approve" | "decline" | "insufficient_funds" | "expired_card" | "incorrect_cvv" | "processing_error";
+/** What the simulated processor does with a payment method when it is charged: approve, or decline with a reason. */
+export type Outcome = "approve" | DeclineCode;
+
+/** Every outcome, approve first (what POST /_sandbox/outcomes accepts). */
+export const OUTCOMES: readonly Outcome[] = ["approve", ...DECLINE_CODES];
 
 export interface TestCard {
   number: string;
@@ -42,7 +45,44 @@ export const TEST_CARDS: readonly TestCard[] = [
     outcome: "processing_error",
     description: "Visa, processing error (retryable)",
   },
+  ...reasonCards(),
 ];
+
+/**
+ * A Visa, a Mastercard and an American Express card for each issuer decline reason, Luhn-valid.
+ * The Visa numbers are the ones Stripe's test mode uses where it has one (lost, stolen, velocity).
+ */
+function reasonCards(): TestCard[] {
+  const numbers: [Outcome, string, string, string][] = [
+    ["lost_card", "4000000000009987", "5200000000009982", "378200000009985"],
+    ["stolen_card", "4000000000009979", "5200000000009974", "378200000009977"],
+    ["incorrect_number", "4000000000003014", "5200000000003019", "378200000003012"],
+    ["do_not_honor", "4000000000003022", "5200000000003027", "378200000003020"],
+    ["pickup_card", "4000000000003030", "5200000000003035", "378200000003038"],
+    ["suspected_fraud", "4000000000003048", "5200000000003043", "378200000003046"],
+    ["card_velocity_exceeded", "4000000000006975", "5200000000006970", "378200000006973"],
+    ["restricted_card", "4000000000003055", "5200000000003050", "378200000003053"],
+    ["invalid_amount", "4000000000003063", "5200000000003068", "378200000003061"],
+    ["issuer_unavailable", "4000000000003071", "5200000000003076", "378200000003079"],
+    ["insufficient_funds", "", "5200000000009990", "378200000009993"],
+    ["expired_card", "", "5200000000000064", "378200000000067"],
+    ["incorrect_cvv", "", "5200000000000122", "378200000000125"],
+    ["processing_error", "", "5200000000000114", "378200000000117"],
+  ];
+  const cards: TestCard[] = [];
+  for (const [outcome, visa, mastercard, amex] of numbers) {
+    const retry = outcome !== "approve" && DECLINE_REASONS[outcome].retryable ? " (retryable)" : "";
+    const entries: [string, CardBrand, string][] = [
+      [visa, "visa", "Visa"],
+      [mastercard, "mastercard", "Mastercard"],
+      [amex, "amex", "American Express"],
+    ];
+    for (const [number, brand, name] of entries) {
+      if (number) cards.push({ number, brand, outcome, description: `${name}, ${outcome.replace(/_/g, " ")}${retry}` });
+    }
+  }
+  return cards;
+}
 
 const BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card]));
 
@@ -51,14 +91,31 @@ export function findTestCard(number: string): TestCard | undefined {
   return BY_NUMBER.get(number);
 }
 
+export interface TestBankAccount {
+  account: string;
+  outcome: Outcome;
+  description: string;
+}
+
 export const TEST_BANK = {
   routing: "021000021",
   approvingAccount: "9876543210",
-  description: "Routing 021000021 with account 9876543210 approves; any other account at that routing declines.",
+  description:
+    "Routing 021000021 with account 9876543210 approves; the accounts listed return R01-R04; any other account at that routing declines.",
+  /** The accounts at the test routing number whose charge the bank returns (ACH return codes). */
+  accounts: [
+    { account: "9876543210", outcome: "approve", description: "Approves" },
+    { account: "1000000001", outcome: "R01", description: "R01, insufficient funds" },
+    { account: "1000000002", outcome: "R02", description: "R02, account closed" },
+    { account: "1000000003", outcome: "R03", description: "R03, no account" },
+    { account: "1000000004", outcome: "R04", description: "R04, invalid account number" },
+  ] as readonly TestBankAccount[],
 } as const;
+
+const BANK_BY_ACCOUNT = new Map(TEST_BANK.accounts.map((entry) => [entry.account, entry.outcome]));
 
 /** The outcome of a bank account, or undefined when its routing number is not the test one. */
 export function bankOutcome(routing: string, account: string): Outcome | undefined {
   if (routing !== TEST_BANK.routing) return undefined;
-  return account === TEST_BANK.approvingAccount ? "approve" : "decline";
+  return BANK_BY_ACCOUNT.get(account) ?? "decline";
 }

@@ -16,9 +16,35 @@
  * ```
  */
 
-/** How a test card or bank account behaves when charged (docs/contract.md §8). */
-export type Outcome =
-  "approve" | "decline" | "insufficient_funds" | "expired_card" | "incorrect_cvv" | "processing_error";
+/**
+ * Why the sandbox declines a charge: the transaction's `decline_code` and the 402's `decline_code`
+ * (docs/testing-failures.md lists each with its message and whether a retry can succeed).
+ */
+export type DeclineCode =
+  | "decline"
+  | "insufficient_funds"
+  | "lost_card"
+  | "stolen_card"
+  | "expired_card"
+  | "incorrect_cvv"
+  | "incorrect_number"
+  | "do_not_honor"
+  | "pickup_card"
+  | "suspected_fraud"
+  | "card_velocity_exceeded"
+  | "restricted_card"
+  | "invalid_amount"
+  | "issuer_unavailable"
+  | "processing_error"
+  | "incorrect_zip"
+  | "incorrect_address"
+  | "R01"
+  | "R02"
+  | "R03"
+  | "R04";
+
+/** How a test card or bank account behaves when charged: approve, or decline with a reason. */
+export type Outcome = "approve" | DeclineCode;
 
 export type CardBrand = "visa" | "mastercard" | "amex" | "discover" | "jcb" | "diners";
 
@@ -39,18 +65,33 @@ export interface TestCard {
   readonly description: string;
 }
 
-/** Test cards by brand and outcome: `cards.visa.approve`, `cards.amex.decline`, `cards.visa.insufficientFunds`… */
+/** The issuer decline reasons that have a Visa, a Mastercard and an Amex test card, in camelCase. */
+export interface ReasonCards {
+  readonly insufficientFunds: TestCard;
+  readonly lostCard: TestCard;
+  readonly stolenCard: TestCard;
+  readonly expiredCard: TestCard;
+  readonly incorrectCvv: TestCard;
+  readonly incorrectNumber: TestCard;
+  readonly doNotHonor: TestCard;
+  readonly pickupCard: TestCard;
+  readonly suspectedFraud: TestCard;
+  readonly cardVelocityExceeded: TestCard;
+  readonly restrictedCard: TestCard;
+  readonly invalidAmount: TestCard;
+  readonly issuerUnavailable: TestCard;
+  readonly processingError: TestCard;
+}
+
+/**
+ * Test cards by brand and outcome: `cards.visa.approve`, `cards.amex.decline`,
+ * `cards.visa.insufficientFunds`, `cards.mastercard.stolenCard`… (every reason of ReasonCards on
+ * Visa, Mastercard and Amex).
+ */
 export declare const cards: {
-  readonly visa: {
-    readonly approve: TestCard;
-    readonly decline: TestCard;
-    readonly insufficientFunds: TestCard;
-    readonly expiredCard: TestCard;
-    readonly incorrectCvv: TestCard;
-    readonly processingError: TestCard;
-  };
-  readonly mastercard: { readonly approve: TestCard; readonly decline: TestCard };
-  readonly amex: { readonly approve: TestCard; readonly decline: TestCard };
+  readonly visa: { readonly approve: TestCard; readonly decline: TestCard } & ReasonCards;
+  readonly mastercard: { readonly approve: TestCard; readonly decline: TestCard } & ReasonCards;
+  readonly amex: { readonly approve: TestCard; readonly decline: TestCard } & ReasonCards;
   readonly discover: { readonly approve: TestCard; readonly decline: TestCard };
   readonly jcb: { readonly approve: TestCard; readonly decline: TestCard };
   readonly diners: { readonly approve: TestCard; readonly decline: TestCard };
@@ -62,11 +103,22 @@ export interface TestBankAccount {
   readonly account: string;
   readonly type: "checking" | "savings";
   readonly holderType: "personal" | "business";
-  readonly outcome: "approve" | "decline";
+  readonly outcome: "approve" | "decline" | "R01" | "R02" | "R03" | "R04";
 }
 
-/** Test bank accounts by outcome: `bank.approve` (021000021 / 9876543210), `bank.decline`. */
-export declare const bank: { readonly approve: TestBankAccount; readonly decline: TestBankAccount };
+/**
+ * Test bank accounts by outcome: `bank.approve` (021000021 / 9876543210), `bank.decline`, and the
+ * ACH returns `bank.R01` (insufficient funds), `bank.R02` (closed), `bank.R03` (no account),
+ * `bank.R04` (invalid account number).
+ */
+export declare const bank: {
+  readonly approve: TestBankAccount;
+  readonly decline: TestBankAccount;
+  readonly R01: TestBankAccount;
+  readonly R02: TestBankAccount;
+  readonly R03: TestBankAccount;
+  readonly R04: TestBankAccount;
+};
 
 export interface StartSandboxOptions {
   /**

@@ -9,6 +9,10 @@ import {
   DEFAULT_BASE_URL,
   PaymentApi,
   PaymentConfiguration,
+  DECLINE_CODES,
+  DECLINE_REASONS,
+  decliningTestBankAccount,
+  decliningTestCreditCard,
   failingTestBankAccount,
   failingTestCreditCard,
   testBankAccount,
@@ -217,6 +221,38 @@ describe("charging the payment method from the backend", () => {
       expect(charged.body.message).toBe(charged.body.transaction.message);
     },
   );
+
+  const issuerReasons = DECLINE_CODES.filter(
+    (code) => DECLINE_REASONS[code].method === "card" && code !== "incorrect_zip" && code !== "incorrect_address",
+  );
+  test.each(issuerReasons)(
+    "decliningTestCreditCard(%s) tokenizes, and its charge is declined with that code",
+    async (code) => {
+      const pm = paymentMethodOf(await api.tokenize(decliningTestCreditCard(code)));
+      const charged = await charge(pm.id);
+      expect([charged.status, charged.body.decline_code, charged.body.retryable]).toEqual([
+        402,
+        code,
+        DECLINE_REASONS[code].retryable,
+      ]);
+      expect(charged.body.message).toBe(DECLINE_REASONS[code].message);
+    },
+  );
+
+  test.each(["R01", "R02", "R03", "R04"] as const)(
+    "decliningTestBankAccount(%s) tokenizes, and the bank returns its charge with that code",
+    async (code) => {
+      const pm = paymentMethodOf(await api.tokenize(decliningTestBankAccount(code)));
+      const charged = await charge(pm.id);
+      expect([charged.status, charged.body.decline_code]).toEqual([402, code]);
+      expect(charged.body.transaction.message).toBe(DECLINE_REASONS[code].message);
+    },
+  );
+
+  test("the declining helpers refuse a code that is not theirs, naming it", () => {
+    expect(() => decliningTestCreditCard("R01")).toThrow('expected a card decline code, got "R01"');
+    expect(() => decliningTestBankAccount("lost_card" as "R01")).toThrow('got "lost_card"');
+  });
 
   test("every approving test card of docs/contract.md §8 tokenizes and charges", async () => {
     for (const testCard of TEST_CARDS.filter((card) => card.outcome === "approve")) {

@@ -349,6 +349,23 @@ describe("PayJsError", () => {
     expect(error.invoice as unknown).toEqual(invoice);
   });
 
+  test("a decline answer's reason becomes declineCode and retryable", () => {
+    const invoice = { id: "i1", status: "ATTEMPTED", payment_attempt_failed: true };
+    const body = {
+      message: "m",
+      code: "payment_declined",
+      decline_code: "issuer_unavailable",
+      retryable: true,
+      invoice,
+    };
+    const error = errorFromResponse(402, body);
+    expect([error.declineCode, error.retryable]).toEqual(["issuer_unavailable", true]);
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ declineCode: "issuer_unavailable", retryable: true });
+    const stolen = errorFromResponse(402, { ...body, decline_code: "stolen_card", retryable: false });
+    expect([stolen.declineCode, stolen.retryable]).toEqual(["stolen_card", false]);
+    expect(errorFromResponse(422, { message: "m", code: "validation_error" }).declineCode).toBeUndefined();
+  });
+
   test("a decline's error also reads as the invoice (the live library rejects with it), without changing its shape", () => {
     const invoice = {
       id: "i1",

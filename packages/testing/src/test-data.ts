@@ -38,6 +38,15 @@ function buildCards(): typeof Public.cards {
 
 export const cards: typeof Public.cards = buildCards();
 
+const account = (outcome: "R01" | "R02" | "R03" | "R04"): Public.TestBankAccount =>
+  Object.freeze({
+    routing: TEST_BANK.routing,
+    account: TEST_BANK.accounts.find((entry) => entry.outcome === outcome)!.account,
+    type: "checking",
+    holderType: "personal",
+    outcome,
+  });
+
 export const bank: typeof Public.bank = Object.freeze({
   approve: Object.freeze({
     routing: TEST_BANK.routing,
@@ -46,6 +55,10 @@ export const bank: typeof Public.bank = Object.freeze({
     holderType: "personal",
     outcome: "approve",
   }),
+  R01: account("R01"),
+  R02: account("R02"),
+  R03: account("R03"),
+  R04: account("R04"),
   // Any other account at the test routing number declines (docs/contract.md §8).
   decline: Object.freeze({
     routing: TEST_BANK.routing,

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { CustomerRecord, ErrorBody, Meta, TransactionRecord } from "./records";
+import { CustomerRecord, DeclineFields, ErrorBody, Meta, TransactionRecord } from "./records";
 
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
 const NullableTimestamp = t.Union([Timestamp, t.Null()]);
@@ -59,6 +59,7 @@ export const InvoiceDeclinedBody = t.Object(
   {
     message: t.String(),
     code: t.Literal("payment_declined"),
+    ...DeclineFields,
     invoice: InvoiceRecord,
   },
   { title: "InvoicePaymentDeclined", description: "402: the processor declined; the invoice shows the failed attempt" },

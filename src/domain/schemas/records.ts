@@ -152,8 +152,14 @@ export const TransactionRecord = t.Object(
   { title: "Transaction" },
 );
 
+/** The decline's reason in a 402: the catalog's code and whether a retry can succeed (docs/testing-failures.md). */
+export const DeclineFields = {
+  decline_code: t.String({ description: "Why the processor declined: a code of docs/testing-failures.md" }),
+  retryable: t.Boolean({ description: "Whether the same request may succeed when retried (same Idempotency-Key)" }),
+};
+
 export const DeclinedBody = t.Object(
-  { message: t.String(), code: t.Literal("payment_declined"), transaction: TransactionRecord },
+  { message: t.String(), code: t.Literal("payment_declined"), ...DeclineFields, transaction: TransactionRecord },
   { title: "PaymentDeclined", description: "402: the processor declined; the failed transaction is kept" },
 );
 

@@ -80,10 +80,13 @@ function withExtensions(source: string): string {
  * The served typings: types.ts with the API's error codes inlined, so the file stands alone.
  */
 export function typingsOf(sources: Record<string, string>): string {
-  const codes = /export type ApiErrorCode =[\s\S]*?"\s*;/.exec(sources["rules/codes.ts"]!)?.[0];
-  if (!codes) throw new Error("packages/rules/codes.ts: no ApiErrorCode union to inline into payjs.d.ts");
-  const body = sources["payjs/types.ts"]!.replace(/import type \{ ApiErrorCode \} from "\.\.\/rules\/codes";\n/, "");
-  const header = `// payjs.d.ts: the typings of payjs.js, served by paysandbox.\n\n/** Error codes the API answers with (see the error envelope). */\n${codes}\n`;
+  const union = (name: string) => {
+    const found = new RegExp(`export type ${name} =[\\s\\S]*?"\\s*;`).exec(sources["rules/codes.ts"]!)?.[0];
+    if (!found) throw new Error(`packages/rules/codes.ts: no ${name} union to inline into payjs.d.ts`);
+    return found;
+  };
+  const body = sources["payjs/types.ts"]!.replace(/import type \{ [\w, ]+ \} from "\.\.\/rules\/codes";\n/, "");
+  const header = `// payjs.d.ts: the typings of payjs.js, served by paysandbox.\n\n/** Error codes the API answers with (see the error envelope). */\n${union("ApiErrorCode")}\n\n/** Why the processor declined a payment (a 402's decline_code). */\n${union("DeclineCode")}\n`;
   return body.replace(/^(\/\*\*[\s\S]*?\*\/\n)/, `$1${header}`);
 }
 

@@ -7,6 +7,7 @@ import type { AppDeps } from "../deps";
 import { ApiError, assertValid } from "../../domain/errors";
 import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../../domain/schemas/records";
 import { ChargeBody } from "../../domain/schemas/charge";
+import { declineFields } from "../../domain/gateway";
 
 export function chargeRoutes(deps: AppDeps) {
   const { transactions, invoices } = deps.services;
@@ -40,7 +41,12 @@ export function chargeRoutes(deps: AppDeps) {
             ? { status: 200, body: record }
             : {
                 status: 402,
-                body: { message: record.message ?? "Declined.", code: "payment_declined", transaction: record },
+                body: {
+                  message: record.message ?? "Declined.",
+                  code: "payment_declined",
+                  ...declineFields(record.decline_code),
+                  transaction: record,
+                },
               };
         }),
       {

@@ -1,6 +1,7 @@
 import type { AppDeps } from "../deps";
 import type { Executor } from "../../services";
 import type { PayInvoiceBody } from "../../domain/schemas/invoices";
+import { declineFields } from "../../domain/gateway";
 
 export interface PayRequest {
   merchantId: string;
@@ -49,7 +50,12 @@ export function payInvoice(deps: AppDeps, request: PayRequest) {
       ? { status: 200, body: record, afterCommit }
       : {
           status: 402,
-          body: { message: transaction.message ?? "Declined.", code: "payment_declined", invoice: record },
+          body: {
+            message: transaction.message ?? "Declined.",
+            code: "payment_declined",
+            ...declineFields(transaction.decline_code),
+            invoice: record,
+          },
           afterCommit,
         };
   };

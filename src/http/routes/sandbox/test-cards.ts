@@ -1,23 +1,71 @@
 import { Elysia, t } from "elysia";
-import { TEST_BANK, TEST_CARDS } from "../../../../packages/rules/test-data";
+import { TEST_BANK, TEST_CARDS, type Outcome } from "../../../../packages/rules/test-data";
+import { DECLINE_CODES, DECLINE_REASONS } from "../../../../packages/rules/declines";
 import type { AppDeps } from "../../deps";
-import { ErrorBody } from "../../../domain/schemas/records";
+import { ErrorBody, Nullable } from "../../../domain/schemas/records";
 import { loopbackOnly } from "./control";
 
-const TestCard = t.Object({ number: t.String(), brand: t.String(), outcome: t.String(), description: t.String() });
+/** What an outcome does at charge: the decline code, message and retryability (null/false on approve). */
+const Result = {
+  outcome: t.String({ description: "approve, or the decline code the charge gets" }),
+  decline_code: Nullable(t.String()),
+  message: Nullable(t.String({ description: "The processor's message on the declined transaction" })),
+  retryable: t.Boolean({ description: "Whether a retry of the declined charge may succeed" }),
+};
+const TestCard = t.Object({ number: t.String(), brand: t.String(), ...Result, description: t.String() });
+const TestAccount = t.Object({ routing: t.String(), account: t.String(), ...Result, description: t.String() });
+const Reason = t.Object({
+  code: t.String(),
+  message: t.String(),
+  retryable: t.Boolean(),
+  method: t.Union([t.Literal("card"), t.Literal("bank")]),
+  description: t.String(),
+});
 
-/** `/_sandbox/test-cards`: the test cards and bank account, with what each does. */
+function result(outcome: Outcome) {
+  if (outcome === "approve") return { outcome, decline_code: null, message: null, retryable: false };
+  const reason = DECLINE_REASONS[outcome];
+  return { outcome, decline_code: outcome, message: reason.message, retryable: reason.retryable };
+}
+
+/** The body of GET /_sandbox/test-cards: built once, it never changes. */
+function listing() {
+  return {
+    cards: TEST_CARDS.map((card) => ({ ...card, ...result(card.outcome) })),
+    bank: {
+      routing: TEST_BANK.routing,
+      approvingAccount: TEST_BANK.approvingAccount,
+      description: TEST_BANK.description,
+      accounts: TEST_BANK.accounts.map((entry) => ({
+        routing: TEST_BANK.routing,
+        account: entry.account,
+        ...result(entry.outcome),
+        description: entry.description,
+      })),
+    },
+    reasons: DECLINE_CODES.map((code) => ({ code, ...DECLINE_REASONS[code] })),
+  };
+}
+
+/** `/_sandbox/test-cards`: the test cards and bank accounts, with what each does, and every decline reason. */
 export function testCardRoutes(deps: AppDeps) {
+  const body = listing();
   return new Elysia({ prefix: "/_sandbox", tags: ["Sandbox control"] })
     .use(loopbackOnly(deps))
-    .get("/test-cards", () => ({ cards: [...TEST_CARDS], bank: { ...TEST_BANK } }), {
+    .get("/test-cards", () => body, {
       response: {
         200: t.Object({
           cards: t.Array(TestCard),
-          bank: t.Object({ routing: t.String(), approvingAccount: t.String(), description: t.String() }),
+          bank: t.Object({
+            routing: t.String(),
+            approvingAccount: t.String(),
+            description: t.String(),
+            accounts: t.Array(TestAccount),
+          }),
+          reasons: t.Array(Reason, { description: "Every decline code (docs/testing-failures.md)" }),
         }),
         403: ErrorBody,
       },
-      detail: { summary: "The test cards and bank account, with what each does" },
+      detail: { summary: "The test cards and bank accounts, with what each does, and every decline reason" },
     });
 }
