@@ -83,7 +83,7 @@ describe("the compiled binary", () => {
     expect(page.data[0]!.id).toBe(transaction.id);
   });
 
-  test("serves payjs.js and the dashboard from its embedded sources", async () => {
+  test("serves payjs.js, the dashboard and the favicon from its embedded sources", async () => {
     const url = server!.url;
     const payjs = await fetch(`${url}/payjs.js`);
     expect(payjs.status).toBe(200);
@@ -95,6 +95,12 @@ describe("the compiled binary", () => {
     const home = await fetch(`${url}/`);
     expect(home.status).toBe(200);
     expect(await home.text()).toContain("Sandbox Merchant");
+    // The icon file of the checkout, embedded as is.
+    const icon = await fetch(`${url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/x-icon");
+    const served = new Uint8Array(await icon.arrayBuffer());
+    expect(served).toEqual(await Bun.file(join(import.meta.dir, "../../src/http/routes/favicon.ico")).bytes());
   });
 
   test.skipIf(!HAS_CHROMIUM)(

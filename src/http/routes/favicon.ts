@@ -1,19 +1,31 @@
+/**
+ * GET /favicon.ico: the sandbox's icon (a blue payment card with its stripe and chip, 32×32),
+ * favicon.ico beside this module, served as is. Imported as a file, so `bun build --compile`
+ * embeds it in the binary; read once, on the first request.
+ */
 import { Elysia } from "elysia";
-import { sha256Hex } from "../../lib/crypto";
-import { FAVICON_ICO } from "../favicon";
+import faviconPath from "./favicon.ico" with { type: "file" };
 
-const ETAG = `"${sha256Hex(Buffer.from(FAVICON_ICO).toString("base64")).slice(0, 16)}"`;
+const CACHE = "public, max-age=86400";
 
-/** GET /favicon.ico: what every browser asks for first; cacheable for a day, revalidated by ETag. */
+let icon: Promise<{ bytes: Uint8Array<ArrayBuffer>; etag: string }> | undefined;
+function readIcon() {
+  icon ??= Bun.file(faviconPath)
+    .bytes()
+    .then((bytes) => ({ bytes: bytes as Uint8Array<ArrayBuffer>, etag: `"${Bun.hash(bytes).toString(36)}"` }));
+  return icon;
+}
+
+/** What every browser asks for first; cacheable for a day, revalidated by ETag. */
 export function faviconRoutes() {
   return new Elysia({ name: "favicon" }).get(
     "/favicon.ico",
-    ({ headers }) =>
-      headers["if-none-match"] === ETAG
-        ? new Response(null, { status: 304, headers: { etag: ETAG, "cache-control": "public, max-age=86400" } })
-        : new Response(FAVICON_ICO, {
-            headers: { "content-type": "image/x-icon", "cache-control": "public, max-age=86400", etag: ETAG },
-          }),
+    async ({ headers }) => {
+      const { bytes, etag } = await readIcon();
+      return headers["if-none-match"] === etag
+        ? new Response(null, { status: 304, headers: { etag, "cache-control": CACHE } })
+        : new Response(bytes, { headers: { "content-type": "image/x-icon", "cache-control": CACHE, etag } });
+    },
     { detail: { hide: true } },
   );
 }
