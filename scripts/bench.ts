@@ -213,7 +213,7 @@ async function withCpu(pid: number, phase: () => Promise<Load>): Promise<Load & 
  * share, are counted in full).
  */
 async function statementsPerCharge(): Promise<StatementCount> {
-  const db = openSqlite(":memory:", { groupCommit: true });
+  const db = await openSqlite(":memory:", { groupCommit: true });
   const counter = countStatements(db.raw);
   const deps = await buildDeps({ db, config: { quiet: true }, log: createLogger({ quiet: true }) });
   const app = composeApp(deps);
@@ -250,7 +250,7 @@ async function statementsPerCharge(): Promise<StatementCount> {
  * catch-up has nothing to batch).
  */
 async function seed(path: string, options: Options): Promise<void> {
-  const storage = openSqlite(path);
+  const storage = await openSqlite(path);
   const db = storage.raw;
   const deps = await buildDeps({ db: storage, config: { quiet: true }, log: createLogger({ quiet: true }) });
   const { merchants, paymentMethods } = deps.services;

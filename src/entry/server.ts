@@ -166,7 +166,7 @@ async function openDatabase(config: Config, log: ReturnType<typeof createLogger>
   try {
     // Concurrent requests share one SQLite commit; each answer waits for the commit of its writes.
     // WAL checkpoints run on a thread of their own, never inside a request's COMMIT.
-    const db = openSqlite(dbPath, { groupCommit: true, backgroundCheckpoint: true, log });
+    const db = await openSqlite(dbPath, { groupCommit: true, backgroundCheckpoint: true, log });
     const note = dbPath === ":memory:" ? "" : config.reset && existed ? " (reset)" : existed ? "" : " (created)";
     return { db, display: dbPath, note };
   } catch (error) {

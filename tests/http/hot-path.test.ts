@@ -27,7 +27,7 @@ afterEach(async () => {
 /** The server's stack without a socket: app + group commit, on a database whose statements are counted. */
 async function countedServer() {
   // SQLite in both test passes: the statement counter and group commit are SQLite's.
-  const storage = openSqlite(":memory:", { groupCommit: true });
+  const storage = await openSqlite(":memory:", { groupCommit: true });
   const db = storage.raw;
   const counter = countStatements(db);
   const deps = await buildDeps({ db: storage, log: memoryLogger(), publicUrl: "http://localhost:7290" });

@@ -8,7 +8,7 @@ import { openSqlite } from "../../src/storage/sqlite/database";
 import { memoryLogger } from "../../src/lib/logger";
 
 const [path, id, total, count] = process.argv.slice(2) as [string, string, string, string];
-const db = openSqlite(path);
+const db = await openSqlite(path);
 const app = composeApp(await buildDeps({ db, log: memoryLogger() }));
 const statuses = await Promise.all(
   Array.from({ length: Number(count) }, async () => {

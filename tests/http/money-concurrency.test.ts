@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDeps, composeApp } from "../../src/entry/app";
 import { STATE_MESSAGES } from "../../src/services/transactions";
-import { closeDatabase, openDatabase } from "../../src/storage/sqlite/open";
 import { openSqlite } from "../../src/storage/sqlite/database";
 import { SandboxClock } from "../../src/services/clock";
 import { memoryLogger } from "../../src/lib/logger";
@@ -93,7 +92,7 @@ describe("concurrent refunds from separate processes on one database file", () =
     const path = join(dir, "sandbox.db");
     // SQLite in both test passes: this is SQLite's multi-process case (processes sharing one file
     // through its lock); PostgreSQL's concurrency is the in-process tests above on its own pass.
-    const db = openSqlite(path);
+    const db = await openSqlite(path);
     // Settle the sale by starting the database's clock a day ahead (the offset is stored).
     const clock = new SandboxClock(db);
     const app = composeApp(await buildDeps({ db, clock, log: memoryLogger() }));
@@ -133,9 +132,9 @@ describe("concurrent refunds from separate processes on one database file", () =
     expect(count(statuses, 200)).toBe(20);
     expect(count(statuses, 422)).toBe(20);
 
-    const check = openDatabase(path);
+    const check = await openSqlite(path);
     try {
-      const row = check
+      const row = check.raw
         .query<{ refunded: number; children: number; sum: number }, [string]>(
           `SELECT total_refunded_cents AS refunded,
                   (SELECT COUNT(*) FROM transactions WHERE parent_id = t.id) AS children,
@@ -145,7 +144,7 @@ describe("concurrent refunds from separate processes on one database file", () =
         .get(sale.id)!;
       expect(row).toEqual({ refunded: 10_000, children: 20, sum: 10_000 });
     } finally {
-      closeDatabase(check);
+      await check.close();
     }
   });
 });

@@ -122,7 +122,7 @@ describe("catching up after a restart", () => {
     const boot = async (now: number) => {
       // SQLite in both test passes: a restart on the same file (the catch-up logic is the same code
       // on PostgreSQL, covered there by the settlement suite).
-      const db = openSqlite(path);
+      const db = await openSqlite(path);
       const deps = await buildDeps({ db, clock: new SandboxClock(db, () => now), log: memoryLogger() });
       return { db, deps, app: composeApp(deps) };
     };

@@ -20,7 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), "paysandbox-checkpoint-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** One group-commit batch: a write in its own turn of the event loop, awaited until committed. */
-async function batch(db: ReturnType<typeof openSqlite>, n: number) {
+async function batch(db: Awaited<ReturnType<typeof openSqlite>>, n: number) {
   await db.run(sql`INSERT INTO notes (n, body) VALUES (${n}, ${"x".repeat(500)})`);
   await db.settled();
 }
@@ -28,7 +28,7 @@ async function batch(db: ReturnType<typeof openSqlite>, n: number) {
 test("after enough batches a thread checkpoints the WAL while writes go on; close keeps every row and empties the WAL", async () => {
   const path = join(dir, "background.sqlite");
   const log = memoryLogger();
-  const db = openSqlite(path, { groupCommit: true, backgroundCheckpoint: true, log });
+  const db = await openSqlite(path, { groupCommit: true, backgroundCheckpoint: true, log });
   db.raw.exec("CREATE TABLE notes (n INTEGER PRIMARY KEY, body TEXT NOT NULL)");
   const checkpointer = db.checkpointer!;
   expect(checkpointer).toBeDefined();
@@ -69,10 +69,10 @@ test("after enough batches a thread checkpoints the WAL while writes go on; clos
   reopened.close();
 }, 60_000);
 
-test("without the option (in-process tests, tools) or for :memory: there is no thread", () => {
-  const plain = openSqlite(join(dir, "plain.sqlite"), { groupCommit: true });
+test("without the option (in-process tests, tools) or for :memory: there is no thread", async () => {
+  const plain = await openSqlite(join(dir, "plain.sqlite"), { groupCommit: true });
   expect(plain.checkpointer).toBeUndefined();
-  const memory = openSqlite(":memory:", { groupCommit: true, backgroundCheckpoint: true });
+  const memory = await openSqlite(":memory:", { groupCommit: true, backgroundCheckpoint: true });
   expect(memory.checkpointer).toBeUndefined();
   void plain.close();
   void memory.close();

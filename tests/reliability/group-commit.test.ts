@@ -26,7 +26,7 @@ afterAll(() => {
 async function serve(name: string, extend?: (app: ReturnType<typeof composeApp>) => void) {
   const path = join(dir, `${name}.sqlite`);
   const log = memoryLogger();
-  const db = openSqlite(path, { groupCommit: true, log });
+  const db = await openSqlite(path, { groupCommit: true, log });
   const deps = await buildDeps({ db, log });
   const app = composeApp(deps);
   extend?.(app);

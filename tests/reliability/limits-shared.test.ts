@@ -13,7 +13,7 @@ import { describePostgres, postgresDatabase } from "../support/postgres";
 
 test("the database counter refills like the in-memory one, and says when the next request passes", async () => {
   let now = 1_000_000;
-  const db = openSqlite(":memory:");
+  const db = await openSqlite(":memory:");
   const shared = new SharedRateLimiter(db, { public: 2, merchant: 60 }, () => now);
   const memory = new RateLimiter({ public: 2, merchant: 60 }, () => now);
   const both = async () => [await shared.take("public", "t:a"), memory.take("public", "t:a")];

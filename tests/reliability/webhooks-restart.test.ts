@@ -158,7 +158,11 @@ describe("webhook deliveries across a graceful stop (same SQLite file, new app)"
     receivers.push(receiver);
     // SQLite in both test passes: an app re-opened on the same file stands for a restarted process.
     const open = async () => {
-      const deps = await buildDeps({ db: openSqlite(dbPath), log: memoryLogger(), publicUrl: "http://localhost:7290" });
+      const deps = await buildDeps({
+        db: await openSqlite(dbPath),
+        log: memoryLogger(),
+        publicUrl: "http://localhost:7290",
+      });
       return { deps, app: composeApp(deps) };
     };
     const call = async (app: Awaited<ReturnType<typeof open>>["app"], method: string, path: string, body?: unknown) => {

@@ -41,7 +41,7 @@ async function sharedDatabase(name: string): Promise<string> {
 
 /** A sandbox on the shared database: its own connection, services and dispatcher (not started). */
 async function sandbox(path: string) {
-  const db = onPostgres ? await openPostgres(path, { max: 5 }) : openSqlite(path);
+  const db = onPostgres ? await openPostgres(path, { max: 5 }) : await openSqlite(path);
   const deps = await buildDeps({ db, log: memoryLogger(), publicUrl: "http://localhost:7290" });
   opened.push({ deps });
   const app = composeApp(deps);

@@ -12,11 +12,11 @@ import { sql, UniqueViolation, type Executor } from "../../src/storage/database"
 import { insertEmail, insertSms } from "../../src/storage/repositories/emails";
 import { openPostgres, type PostgresDatabase } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
+import { openSqlite } from "../../src/storage/sqlite/database";
 import { POSTGRES_MIGRATIONS } from "../../src/storage/postgres/migrations/index";
-import { openDatabase } from "../../src/storage/sqlite/open";
 import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase, startPostgres } from "../support/postgres";
 import { holdOpen } from "../support/database";
-import { runToExit } from "../support/process";
+import { readLines, runToExit } from "../support/process";
 
 describePostgres("PostgreSQL executor", () => {
   let db: PostgresDatabase;
@@ -234,7 +234,7 @@ describePostgres("PostgreSQL migrations", () => {
     "three processes migrating one fresh database at once apply the schema once, without an error",
     async () => {
       const url = await postgresDatabase("migrate_concurrent");
-      const child = resolve(import.meta.dir, "migrate-postgres-child.ts");
+      const child = resolve(import.meta.dir, "migrate-child.ts");
       const children = [1, 2, 3].map(() =>
         Bun.spawn([process.execPath, child, url], { stdin: "pipe", stdout: "pipe", stderr: "pipe" }),
       );
@@ -278,7 +278,7 @@ describePostgres("PostgreSQL migrations", () => {
   test(
     "the schema has every table, column, default, index and trigger of the SQLite schema, plus seq where SQLite has rowid",
     async () => {
-      const sqlite = openDatabase(":memory:");
+      const sqlite = (await openSqlite(":memory:")).raw;
       const pg = await openPostgres(await postgresDatabase("schema"));
       try {
         await migratePostgres(pg);
@@ -623,27 +623,6 @@ async function insertMerchant(db: PostgresDatabase, id: string, now: string, opt
   await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
     outcome, created_at, updated_at)
     VALUES (${`pm-${id}`}, ${id}, ${`c-${id}`}, ${"card"}, ${"A B"}, ${"f"}, ${"approve"}, ${now}, ${now})`);
-}
-
-function readLines(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  return {
-    async next(): Promise<string | undefined> {
-      for (;;) {
-        const newline = buffer.indexOf("\n");
-        if (newline >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          return line;
-        }
-        const { value, done } = await reader.read();
-        if (done) return buffer || undefined;
-        buffer += decoder.decode(value, { stream: true });
-      }
-    },
-  };
 }
 
 interface ColumnShape {

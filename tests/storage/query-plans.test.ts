@@ -12,7 +12,7 @@ import * as emails from "../../src/storage/repositories/emails";
 import * as transactions from "../../src/storage/repositories/transactions";
 import * as webhooks from "../../src/storage/repositories/webhooks";
 
-const db = openSqlite(":memory:");
+const db = await openSqlite(":memory:");
 afterAll(() => db.close());
 
 /** Runs `read` against an executor that records the statement and answers nothing. */

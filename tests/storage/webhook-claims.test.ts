@@ -107,8 +107,8 @@ async function checkRelease(one: Database, two: Database, merchantId: string, co
 describe("webhook claims on SQLite (two connections on one file)", () => {
   test("each due delivery is claimed once; a released dispatcher's claims come free", async () => {
     const path = join(dir, "claims.sqlite");
-    const one = openSqlite(path);
-    const two = openSqlite(path);
+    const one = await openSqlite(path);
+    const two = await openSqlite(path);
     try {
       const merchantId = await seed(one, 40);
       checkRace(await race(one, two, merchantId), 40);

@@ -17,8 +17,9 @@
 import { sql, type Database, type Executor, type Sql } from "../../src/storage/database";
 import { openPostgres } from "../../src/storage/postgres/database";
 import { Database as SqliteConnection } from "bun:sqlite";
-import { SqliteDatabase } from "../../src/storage/sqlite/database";
-import { configure, migrate, openDatabase } from "../../src/storage/sqlite/open";
+import { openSqlite, SqliteDatabase } from "../../src/storage/sqlite/database";
+import { migrateSqlite } from "../../src/storage/sqlite/migrate";
+import { configure } from "../../src/storage/sqlite/open";
 import { migratedPostgresDatabase } from "./postgres";
 
 export type TestDialect = "sqlite" | "postgres";
@@ -41,7 +42,7 @@ export const onPostgres = TEST_DIALECT === "postgres";
  * for a second, so the many databases of a test file never hold the server's connections.
  */
 export async function openTestDatabase(label = "app"): Promise<Database> {
-  if (TEST_DIALECT === "sqlite") return migratedSqliteCopy();
+  if (TEST_DIALECT === "sqlite") return await migratedSqliteCopy();
   return openPostgres(await migratedPostgresDatabase(label), { max: 10, idleTimeout: 1 });
 }
 
@@ -49,17 +50,17 @@ let migratedSqliteImage: Uint8Array | undefined;
 
 /**
  * A `:memory:` database loaded from the image of one migrated as the sandbox migrates a new file
- * (`openDatabase`), with the connection pragmas set again; `migrate` then finds nothing to apply.
+ * (`openSqlite`), with the connection pragmas set again; `migrateSqlite` then finds nothing to apply.
  */
-function migratedSqliteCopy(): SqliteDatabase {
+async function migratedSqliteCopy(): Promise<SqliteDatabase> {
   if (!migratedSqliteImage) {
-    const migrated = openDatabase(":memory:");
-    migratedSqliteImage = migrated.serialize();
-    migrated.close();
+    const migrated = await openSqlite(":memory:");
+    migratedSqliteImage = migrated.raw.serialize();
+    migrated.raw.close();
   }
   const raw = SqliteConnection.deserialize(migratedSqliteImage, { strict: true });
   configure(raw);
-  migrate(raw);
+  await migrateSqlite(raw);
   return new SqliteDatabase(raw);
 }
 

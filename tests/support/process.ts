@@ -140,3 +140,25 @@ export async function startReadySandbox(db: string): Promise<ReadySandbox> {
   };
   return { child, url: ready.url, apiKey: ready.api_key, token: ready.web_payments_token };
 }
+
+/** Reads a child's output line by line (undefined at its end). */
+export function readLines(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    async next(): Promise<string | undefined> {
+      for (;;) {
+        const newline = buffer.indexOf("\n");
+        if (newline >= 0) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          return line;
+        }
+        const { value, done } = await reader.read();
+        if (done) return buffer || undefined;
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}

@@ -14,7 +14,10 @@
  */
 import { Database as BunDatabase, type Statement } from "bun:sqlite";
 import type { Logger } from "../../lib/logger";
-import { openDatabase } from "./open";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { configure } from "./open";
+import { migrateSqlite } from "./migrate";
 import { BackgroundCheckpointer } from "./checkpointer";
 import {
   ForeignKeyViolation,
@@ -340,7 +343,19 @@ class SqliteTransaction implements Transaction {
   }
 }
 
-/** Opens (creating on demand, migrating) the SQLite database at `path` behind the storage contract. */
-export function openSqlite(path: string, options: SqliteOptions = {}): SqliteDatabase {
-  return new SqliteDatabase(openDatabase(path), options, path);
+/**
+ * Opens the SQLite database at `path` (a file, created on demand, or ":memory:") behind the
+ * storage contract, with the pragmas it relies on and every pending migration applied.
+ */
+export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<SqliteDatabase> {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const raw = new BunDatabase(path, { create: true, strict: true });
+  try {
+    configure(raw);
+    await migrateSqlite(raw);
+  } catch (error) {
+    raw.close();
+    throw error;
+  }
+  return new SqliteDatabase(raw, options, path);
 }

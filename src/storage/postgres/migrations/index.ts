@@ -1,8 +1,9 @@
 /**
- * The PostgreSQL migrations, in order. Imported as text so they are embedded in the compiled binary.
+ * The PostgreSQL migrations, in order (run by src/storage/migrate.ts). Imported as text so they are embedded in the compiled binary.
  * Add a file NNN_name.sql (the twin of the SQLite migration of the same number) and one line here;
  * never edit a migration that has shipped. A migration with no SQLite twin (030) says why.
  */
+import type { Migration } from "../../migrate";
 import m001 from "./001_init.sql" with { type: "text" };
 import m019 from "./019_webhook_claims.sql" with { type: "text" };
 import m020 from "./020_outbox_order.sql" with { type: "text" };
@@ -15,12 +16,6 @@ import m033 from "./033_email_sender_name.sql" with { type: "text" };
 import m034 from "./034_outbox_seq.sql" with { type: "text" };
 import m035 from "./035_transaction_count_slots.sql" with { type: "text" };
 import m036 from "./036_outbox_numbers.sql" with { type: "text" };
-
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },

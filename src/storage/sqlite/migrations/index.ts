@@ -1,7 +1,8 @@
 /**
- * The migrations, in order. Imported as text so they are embedded in the compiled binary.
+ * The SQLite migrations, in order (run by src/storage/migrate.ts). Imported as text so they are embedded in the compiled binary.
  * Add a file NNN_name.sql and one line here; never edit a migration that has shipped.
  */
+import type { Migration } from "../../migrate";
 import m001 from "./001_init.sql" with { type: "text" };
 import m004 from "./004_mail.sql" with { type: "text" };
 import m005 from "./005_settlement.sql" with { type: "text" };
@@ -18,7 +19,7 @@ import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 import m033 from "./033_email_sender_name.sql" with { type: "text" };
 import m034 from "./034_outbox_seq.sql" with { type: "text" };
 
-export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
   { version: 4, name: "004_mail", sql: m004 },
   { version: 5, name: "005_settlement", sql: m005 },
