@@ -5,7 +5,7 @@ import type { CustomerColumns, CustomerRow } from "../storage/repositories/custo
 import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
 import { parseJson } from "../lib/json";
-import { paginate, type Page, type PageRequest } from "../domain/pagination";
+import type { Listing, PageRequest } from "../domain/pagination";
 import { addError, validateCustomerFields, type FieldErrors, CUSTOMER_FIELDS } from "../../packages/rules/validation";
 import { assertValid, notFound } from "../domain/errors";
 import type { CustomerRecord } from "../domain/schemas/records";
@@ -102,14 +102,14 @@ export class CustomerService {
     return customerRecord(await this.get(this.db, merchantId, id));
   }
 
-  async list(merchantId: string, page: PageRequest, url: string, keywords?: string): Promise<Page<Customer>> {
+  async list(merchantId: string, filters: { keywords?: string }, page: PageRequest): Promise<Listing<Customer>> {
     const { rows, total } = await repo.listCustomers(
       this.db,
       merchantId,
       { limit: page.perPage, offset: page.offset },
-      keywords,
+      filters.keywords,
     );
-    return paginate(rows.map(customerRecord), total, page, url);
+    return { rows: rows.map(customerRecord), total };
   }
 
   /** Validates the fields of POST /customer: at least a name, company or e-mail. */

@@ -8,7 +8,7 @@ import { merchantActivity, transactionTotals, type TransactionTotals } from "../
 import type { Mailer } from "./mail/mailer";
 import type { DepositService } from "./deposits";
 import type { DepositRow } from "./settlement";
-import { pageRequest, type Page } from "../domain/pagination";
+import { pageRequest, type Listing, type PageRequest } from "../domain/pagination";
 import type { CustomerService } from "./customers";
 import type { InvoiceService } from "./invoices";
 import type { MerchantService } from "./merchants";
@@ -119,9 +119,9 @@ export class DashboardService {
       transactions: TransactionService;
       invoices: InvoiceService;
       webhooks: WebhookService;
+      deposits: DepositService;
     },
     private readonly mailer: Mailer,
-    private readonly depositService: DepositService,
   ) {}
 
   merchants(): Promise<MerchantRow[]> {
@@ -134,13 +134,8 @@ export class DashboardService {
   }
 
   /** Top-level transactions, newest first: GET /transaction's list, with the same filters. */
-  transactions(merchantId: string, filters: TransactionFilters, pageNumber: number): Promise<Page<Transaction>> {
-    return this.services.transactions.list(
-      merchantId,
-      filters,
-      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
-      "http://localhost/dashboard/transactions",
-    );
+  transactions(merchantId: string, filters: TransactionFilters, page: PageRequest): Promise<Listing<Transaction>> {
+    return this.services.transactions.list(merchantId, filters, page);
   }
 
   /** The overview's totals: top-level transactions, approved volume, declines. */
@@ -152,13 +147,8 @@ export class DashboardService {
     return this.services.transactions.findRecord(merchantId, id);
   }
 
-  customers(merchantId: string, page: number, keywords?: string): Promise<Page<Customer>> {
-    return this.services.customers.list(
-      merchantId,
-      pageRequest({ page, per_page: DASHBOARD_PER_PAGE }),
-      "http://localhost/dashboard/customers",
-      keywords || undefined,
-    );
+  customers(merchantId: string, page: PageRequest, keywords?: string): Promise<Listing<Customer>> {
+    return this.services.customers.list(merchantId, { keywords: keywords || undefined }, page);
   }
 
   async customer(
@@ -171,17 +161,16 @@ export class DashboardService {
   }
 
   /** E-mails, newest first (the outbox's list, as GET /_sandbox/emails reads it); `to` matches part of the address. */
-  async emails(
+  emails(
     merchantId: string,
-    pageNumber: number,
+    page: PageRequest,
     to?: string,
     extra: { invoiceId?: string; transactionId?: string } = {},
-  ): Promise<Page<EmailView>> {
+  ): Promise<Listing<EmailView>> {
     return this.mailer.emails(
       merchantId,
       { toContains: to || undefined, invoiceId: extra.invoiceId, transactionId: extra.transactionId },
-      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
-      "http://localhost/dashboard",
+      page,
     );
   }
 
@@ -191,55 +180,35 @@ export class DashboardService {
   }
 
   /** Text messages, newest first; only those to `to` (as GET /_sandbox/sms?to= matches it) when given. */
-  sms(merchantId: string, pageNumber: number, to?: string): Promise<Page<SmsView>> {
-    return this.mailer.texts(
-      merchantId,
-      to,
-      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
-      "http://localhost/dashboard",
-    );
+  sms(merchantId: string, page: PageRequest, to?: string): Promise<Listing<SmsView>> {
+    return this.mailer.texts(merchantId, to, page);
   }
 
   /** Every settlement batch, pending deposits included, newest first. */
-  deposits(merchantId: string, pageNumber: number): Promise<Page<DepositView>> {
-    return this.depositService.all(
-      merchantId,
-      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
-      "http://localhost/dashboard",
-    );
+  deposits(merchantId: string, page: PageRequest): Promise<Listing<DepositView>> {
+    return this.services.deposits.all(merchantId, page);
   }
 
-  invoices(merchantId: string, pageNumber: number, filters: InvoiceFilters = {}): Promise<Page<InvoiceView>> {
-    const page = pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE });
-    return this.services.invoices.list(merchantId, filters, page, "http://localhost/dashboard/invoices");
+  invoices(merchantId: string, page: PageRequest, filters: InvoiceFilters = {}): Promise<Listing<InvoiceView>> {
+    return this.services.invoices.list(merchantId, filters, page);
   }
 
   invoice(merchantId: string, id: string): Promise<InvoiceView | null> {
     return this.services.invoices.findRecord(merchantId, id);
   }
 
-  /** Active (not deleted) webhooks, disabled ones included, newest first. */
+  /** Active (not deleted) webhooks, disabled ones included, newest first (the first 200). */
   async webhooks(merchantId: string): Promise<WebhookView[]> {
-    const page = await this.services.webhooks.list(
-      merchantId,
-      pageRequest({ page: 1, per_page: 200 }),
-      "http://localhost/dashboard",
-    );
-    return page.data;
+    return (await this.services.webhooks.list(merchantId, pageRequest({ page: 1, per_page: 200 }))).rows;
   }
 
   /** Deliveries, newest first, filtered like GET /_sandbox/webhook-deliveries. */
   deliveries(
     merchantId: string,
-    pageNumber: number,
+    page: PageRequest,
     filters: { status?: DeliveryStatus; event?: string; webhookId?: string; recordId?: string } = {},
-  ): Promise<Page<DeliveryView>> {
-    return this.services.webhooks.deliveries(
-      merchantId,
-      filters,
-      pageRequest({ page: pageNumber, per_page: DASHBOARD_PER_PAGE }),
-      "http://localhost/dashboard/webhooks",
-    );
+  ): Promise<Listing<DeliveryView>> {
+    return this.services.webhooks.deliveries(merchantId, filters, page);
   }
 
   /** One delivery of the merchant with every attempt, or null. */

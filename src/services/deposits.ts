@@ -3,7 +3,7 @@ import type { Database } from "../storage/database";
 import * as repo from "../storage/repositories/deposits";
 import type { DateRange, DepositRow } from "../storage/repositories/deposits";
 import { centsToNumber } from "../domain/money";
-import { paginate, type Page, type PageRequest } from "../domain/pagination";
+import type { Listing, PageRequest } from "../domain/pagination";
 import { MESSAGES } from "../../packages/rules/messages";
 import { depositRecord, displayBatchId, type Deposit } from "./settlement";
 import { ApiError, ValidationFailed } from "../domain/errors";
@@ -32,17 +32,17 @@ export class DepositService {
   }
 
   /** Landed deposits whose deposit date is within the range (either end may be left open), newest first. */
-  async list(merchantId: string, range: DateRange, page: PageRequest, url: string): Promise<Page<Deposit>> {
+  async list(merchantId: string, range: DateRange, page: PageRequest): Promise<Listing<Deposit>> {
     const total = await repo.countLanded(this.db, merchantId, range);
     const rows = await repo.listLanded(this.db, merchantId, range, page.perPage, page.offset);
-    return paginate(await this.records(merchantId, rows), total, page, url);
+    return { rows: await this.records(merchantId, rows), total };
   }
 
   /** Every deposit of the merchant, pending ones included, newest first (the dashboard). */
-  async all(merchantId: string, page: PageRequest, url: string): Promise<Page<DepositRow>> {
+  async all(merchantId: string, page: PageRequest): Promise<Listing<DepositRow>> {
     const total = await repo.countDeposits(this.db, merchantId);
     const rows = await repo.listDeposits(this.db, merchantId, page.perPage, page.offset);
-    return paginate(rows, total, page, url);
+    return { rows, total };
   }
 
   /**
@@ -55,30 +55,24 @@ export class DepositService {
     merchantId: string,
     query: DateRange & { batchId?: string },
     page: PageRequest,
-    url: string,
-  ): Promise<Page<DepositDetailItem> | (Page<DepositDetailItem> & { deposit: Deposit })> {
-    if (query.batchId !== undefined) return this.batch(merchantId, query.batchId, page, url);
+  ): Promise<Listing<DepositDetailItem> & { deposit?: Deposit }> {
+    if (query.batchId !== undefined) return this.batch(merchantId, query.batchId, page);
     if (!query.startDate && !query.endDate) throw new ValidationFailed({ batch_id: [MESSAGES.depositDetailScope] });
     const total = await repo.countLandedTransactions(this.db, merchantId, query);
     const rows = await repo.landedTransactions(this.db, merchantId, query, page.perPage, page.offset);
     const deposits = await repo.depositsOfBatches(this.db, merchantId, [...new Set(rows.map((row) => row.batch_id!))]);
     const records = await this.transactions.records(this.db, rows);
-    return paginate(
-      rows.map((row, index) => item(row, records[index]!, deposits.get(row.batch_id!)!)),
-      total,
-      page,
-      url,
-    );
+    return { rows: rows.map((row, index) => item(row, records[index]!, deposits.get(row.batch_id!)!)), total };
   }
 
-  private async batch(merchantId: string, batchId: string, page: PageRequest, url: string) {
+  private async batch(merchantId: string, batchId: string, page: PageRequest) {
     const deposit = await repo.findDepositOfBatch(this.db, merchantId, batchId);
     if (!deposit) throw new ApiError("not_found", "Deposit batch not found.", { param: "batch_id" });
     const rows = await repo.batchTransactions(this.db, merchantId, batchId, page.perPage, page.offset);
     const records = await this.transactions.records(this.db, rows);
     const items = rows.map((row, index) => item(row, records[index]!, deposit));
     const [record] = await this.records(merchantId, [deposit]);
-    return { ...paginate(items, deposit.transaction_count, page, url), deposit: record! };
+    return { rows: items, total: deposit.transaction_count, deposit: record! };
   }
 }
 

@@ -94,7 +94,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     deposits,
     receipts,
     webhookTargets: new WebhookTargets(options.config),
-    dashboard: new DashboardService(db, core, mailer, deposits),
+    dashboard: new DashboardService(db, { ...core, deposits }, mailer),
     sandbox: new SandboxControl(db, core, clock),
   };
 }

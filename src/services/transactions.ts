@@ -7,7 +7,7 @@ import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
 import { parseJson } from "../lib/json";
 import { centsToNumber } from "../domain/money";
-import { paginate, type Page, type PageRequest } from "../domain/pagination";
+import type { Listing, PageRequest } from "../domain/pagination";
 import { authorize } from "../domain/gateway";
 import { customerRecord, type CustomerRow, type CustomerService } from "./customers";
 import type { TransactionRecord } from "../domain/schemas/records";
@@ -412,16 +412,11 @@ export class TransactionService {
    * Children (captures, voids, refunds) are listed under their parent, not on their own, unless
    * the filter asks for that kind of child: then the children themselves are the rows.
    */
-  async list(
-    merchantId: string,
-    filters: repo.TransactionFilters,
-    page: PageRequest,
-    url: string,
-  ): Promise<Page<Transaction>> {
+  async list(merchantId: string, filters: repo.TransactionFilters, page: PageRequest): Promise<Listing<Transaction>> {
     const { rows, total } = await repo.listTransactions(this.db, merchantId, filters, {
       limit: page.perPage,
       offset: page.offset,
     });
-    return paginate(await this.records(this.db, rows), total, page, url);
+    return { rows: await this.records(this.db, rows), total };
   }
 }

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { pageRequest } from "../../domain/pagination";
+import { listPage } from "../page";
 import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import {
@@ -22,7 +22,7 @@ export function customerRoutes(deps: AppDeps) {
     .get(
       "",
       async ({ merchant, query, request }) =>
-        customers.list(merchant.id, pageRequest(query), request.url, query.keywords),
+        listPage(query, request, (page) => customers.list(merchant.id, { keywords: query.keywords }, page)),
       {
         query: t.Object({ ...PageQuery, keywords: t.Optional(t.String()) }),
         response: { 200: PageOf(CustomerRecord), ...AUTH_ERRORS },

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { pageRequest } from "../../domain/pagination";
+import { listPage, pageOf } from "../page";
 import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody } from "../../domain/schemas/records";
@@ -15,11 +16,8 @@ export function depositRoutes(deps: AppDeps) {
     .get(
       "/deposit",
       ({ merchant, query, request }) =>
-        deposits.list(
-          merchant.id,
-          { startDate: query.startDate, endDate: query.endDate },
-          pageRequest(query),
-          request.url,
+        listPage(query, request, (page) =>
+          deposits.list(merchant.id, { startDate: query.startDate, endDate: query.endDate }, page),
         ),
       {
         query: DepositQuery,
@@ -32,13 +30,16 @@ export function depositRoutes(deps: AppDeps) {
     )
     .get(
       "/depositDetail",
-      ({ merchant, query, request }) =>
-        deposits.detail(
+      async ({ merchant, query, request }) => {
+        const page = pageRequest(query);
+        const { deposit, ...listing } = await deposits.detail(
           merchant.id,
           { batchId: query.batch_id, startDate: query.startDate, endDate: query.endDate },
-          pageRequest(query),
-          request.url,
-        ),
+          page,
+        );
+        // With a batch_id the page carries its deposit, after the envelope's fields.
+        return deposit ? { ...pageOf(listing, page, request.url), deposit } : pageOf(listing, page, request.url);
+      },
       {
         query: DepositDetailQuery,
         response: { 200: DepositDetailPage, ...AUTH_ERRORS, 404: ErrorBody },

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { settingsOf } from "../../services/merchants";
-import { pageRequest } from "../../domain/pagination";
+import { listPage } from "../page";
 import { merchantAuth } from "../auth";
 import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
@@ -30,11 +30,12 @@ export function invoiceRoutes(deps: AppDeps) {
     .get(
       "",
       async ({ merchant, query, request }) =>
-        invoices.list(
-          merchant.id,
-          { status: query.status, customerId: query.customer_id, startDate: query.startDate, endDate: query.endDate },
-          pageRequest(query),
-          request.url,
+        listPage(query, request, (page) =>
+          invoices.list(
+            merchant.id,
+            { status: query.status, customerId: query.customer_id, startDate: query.startDate, endDate: query.endDate },
+            page,
+          ),
         ),
       {
         query: t.Object({ ...PageQuery, ...InvoiceListQuery }),

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { pageRequest } from "../../domain/pagination";
+import { listPage } from "../page";
 import { parseTotalCents } from "../../../packages/rules/validation";
 import { merchantAuth } from "../auth";
 import { idempotency } from "../idempotency";
@@ -62,20 +62,21 @@ export function transactionRoutes(deps: AppDeps) {
     .get(
       "",
       async ({ merchant, query, request }) =>
-        transactions.list(
-          merchant.id,
-          {
-            startDate: query.startDate,
-            endDate: query.endDate,
-            type: query.type,
-            success: query.success === undefined ? undefined : query.success === "true" || query.success === "1",
-            method: query.method,
-            customerId: query.customer_id,
-            keywords: query.keywords,
-            batchId: query.batch_id,
-          },
-          pageRequest(query),
-          request.url,
+        listPage(query, request, (page) =>
+          transactions.list(
+            merchant.id,
+            {
+              startDate: query.startDate,
+              endDate: query.endDate,
+              type: query.type,
+              success: query.success === undefined ? undefined : query.success === "true" || query.success === "1",
+              method: query.method,
+              customerId: query.customer_id,
+              keywords: query.keywords,
+              batchId: query.batch_id,
+            },
+            page,
+          ),
         ),
       {
         query: TransactionQuery,

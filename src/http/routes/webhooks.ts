@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { pageRequest } from "../../domain/pagination";
+import { listPage } from "../page";
 import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
@@ -19,7 +19,7 @@ export function webhookRoutes(deps: AppDeps) {
   const { webhooks } = deps.services;
   return new Elysia({ prefix: "/webhook", tags: ["Webhooks"] })
     .use(merchantAuth(deps))
-    .get("", ({ merchant, query, request }) => webhooks.list(merchant.id, pageRequest(query), request.url), {
+    .get("", ({ merchant, query, request }) => listPage(query, request, (page) => webhooks.list(merchant.id, page)), {
       query: t.Object(PageQuery),
       response: { 200: PageOf(WebhookRecord), ...AUTH_ERRORS },
       detail: { summary: "List active webhooks (newest first; deleted ones left out)" },
@@ -68,7 +68,7 @@ export function webhookRoutes(deps: AppDeps) {
       async ({ merchant, params, query, request }) => {
         await webhooks.get(merchant.id, params.id);
         const filters = { webhookId: params.id, status: query.status, event: query.event, recordId: query.record_id };
-        return webhooks.deliveries(merchant.id, filters, pageRequest(query), request.url);
+        return listPage(query, request, (page) => webhooks.deliveries(merchant.id, filters, page));
       },
       {
         params: IdParams,

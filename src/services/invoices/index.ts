@@ -5,7 +5,7 @@ import type { SandboxClock } from "../clock";
 import type { EventBus, SandboxEvent } from "../../domain/events";
 import { parseJson } from "../../lib/json";
 import { centsToNumber } from "../../domain/money";
-import { paginate, type Page, type PageRequest } from "../../domain/pagination";
+import type { Listing, PageRequest } from "../../domain/pagination";
 import { MESSAGES } from "../../../packages/rules/messages";
 import { addError, parseTotalCents, type AvsSettings } from "../../../packages/rules/validation";
 import type { MerchantCustomField } from "../merchant-options";
@@ -119,12 +119,12 @@ export class InvoiceService {
     return this.recordOf(this.db, merchantId, id);
   }
 
-  async list(merchantId: string, filters: InvoiceFilters, page: PageRequest, url: string): Promise<Page<Invoice>> {
+  async list(merchantId: string, filters: InvoiceFilters, page: PageRequest): Promise<Listing<Invoice>> {
     const { rows, total } = await repo.listInvoices(this.db, merchantId, filters, {
       limit: page.perPage,
       offset: page.offset,
     });
-    return paginate(await this.records(this.db, rows), total, page, url);
+    return { rows: await this.records(this.db, rows), total };
   }
 
   /** Whether the merchant has an invoice with this id (POST /charge's invoice_id). */

@@ -10,7 +10,7 @@ import type { Transporter } from "nodemailer";
 import type { Database, Executor } from "../../storage/database";
 import * as repo from "../../storage/repositories/emails";
 import type { EmailFilters, EmailRow, SmsRow } from "../../storage/repositories/emails";
-import { paginate, type Page, type PageRequest } from "../../domain/pagination";
+import type { Listing, PageRequest } from "../../domain/pagination";
 import { parseTimestamp } from "../../domain/time";
 
 /** nodemailer is loaded with the first e-mail, not at start: importing it costs ~18 MB of resident memory. */
@@ -201,18 +201,18 @@ export class Mailer {
   }
 
   /** The merchant's e-mails, newest first (GET /_sandbox/emails and the dashboard read the same list). */
-  async emails(merchantId: string, filters: EmailFilters, page: PageRequest, url: string): Promise<Page<EmailRow>> {
+  async emails(merchantId: string, filters: EmailFilters, page: PageRequest): Promise<Listing<EmailRow>> {
     const total = await repo.countEmails(this.db, merchantId, filters);
     const rows = await repo.listEmails(this.db, merchantId, filters, page.perPage, page.offset);
-    return paginate(rows, total, page, url);
+    return { rows, total };
   }
 
   /** The merchant's text messages, newest first; only those to `to` when given. */
-  async texts(merchantId: string, to: string | undefined, page: PageRequest, url: string): Promise<Page<SmsRow>> {
+  async texts(merchantId: string, to: string | undefined, page: PageRequest): Promise<Listing<SmsRow>> {
     const phone = to?.trim() || undefined;
     const total = await repo.countSms(this.db, merchantId, phone);
     const rows = await repo.listSms(this.db, merchantId, phone, page.perPage, page.offset);
-    return paginate(rows, total, page, url);
+    return { rows, total };
   }
 
   /** The envelope: the recipient, and the copies (Cc) the relay policy allows too (relayAllows). */

@@ -5,7 +5,7 @@ import type { DeliveryWithTarget, WebhookRow } from "../../storage/repositories/
 import type { SandboxClock } from "../clock";
 import { EVENT_NAMES, type SandboxEvent } from "../../domain/events";
 import { parseJson } from "../../lib/json";
-import { paginate, type Page, type PageRequest } from "../../domain/pagination";
+import type { Listing, PageRequest } from "../../domain/pagination";
 import { formatTimestamp } from "../../domain/time";
 import { addError, type FieldErrors } from "../../../packages/rules/validation";
 import { MAX_ATTEMPTS } from "../../domain/webhook-policy";
@@ -143,10 +143,10 @@ export class WebhookService {
   }
 
   /** Active webhooks, newest first. */
-  async list(merchantId: string, page: PageRequest, url: string): Promise<Page<Webhook>> {
+  async list(merchantId: string, page: PageRequest): Promise<Listing<Webhook>> {
     const total = await repo.countLiveWebhooks(this.db, merchantId);
     const rows = await repo.listLiveWebhooks(this.db, merchantId, page.perPage, page.offset);
-    return paginate(rows.map(webhookRecord), total, page, url);
+    return { rows: rows.map(webhookRecord), total };
   }
 
   /** Soft delete: the webhook stops receiving at once; its pending deliveries are cancelled. */
@@ -280,15 +280,10 @@ export class WebhookService {
   }
 
   /** Deliveries, newest first, each with its attempt log (all attempts in one query). */
-  async deliveries(
-    merchantId: string,
-    filters: repo.DeliveryFilters,
-    page: PageRequest,
-    url: string,
-  ): Promise<Page<Delivery>> {
+  async deliveries(merchantId: string, filters: repo.DeliveryFilters, page: PageRequest): Promise<Listing<Delivery>> {
     const total = await repo.countDeliveries(this.db, merchantId, filters);
     const rows = await repo.listDeliveries(this.db, merchantId, filters, page.perPage, page.offset);
-    return paginate(await this.deliveryRecords(rows), total, page, url);
+    return { rows: await this.deliveryRecords(rows), total };
   }
 
   /** One delivery of this merchant; 404 for none or another merchant's. */

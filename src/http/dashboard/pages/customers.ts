@@ -1,7 +1,7 @@
 import type { Customer } from "../../../services/customers";
 import type { PaymentMethod } from "../../../services/payment-methods";
 import type { Transaction } from "../../../services/transactions";
-import type { Page } from "../../../domain/pagination";
+import type { Page } from "../../page";
 import { html, type Renderable } from "../../../lib/html";
 import { copyable, emptyState, fields, idLink, idText, pager, when } from "../layout";
 import { transactionRows } from "./transactions";

@@ -2,7 +2,7 @@
  * The dashboard's deposits page: the settlement batches' payouts.
  */
 import type { DepositView } from "../../../services/dashboard";
-import type { Page } from "../../../domain/pagination";
+import type { Page } from "../../page";
 import { html, queryString, type Renderable } from "../../../lib/html";
 import { badge, emptyState, idText, money, pager, when } from "../layout";
 

@@ -3,7 +3,7 @@
  * customer, transactions, e-mails and the hosted page's link.
  */
 import type { InvoiceView } from "../../../services/dashboard";
-import type { Page } from "../../../domain/pagination";
+import type { Page } from "../../page";
 import type { ShownCustomField } from "../../../services/merchant-options";
 import { html, type Renderable, type SafeHtml } from "../../../lib/html";
 import { badge, copyable, emptyState, fields, idLink, money, pager, when } from "../layout";

@@ -3,7 +3,7 @@
  * one message, or a summary table on a record's page.
  */
 import type { EmailView, SmsView } from "../../../services/dashboard";
-import type { Page } from "../../../domain/pagination";
+import type { Page } from "../../page";
 import { ccOf } from "../../../services/mail/mailer";
 import { html, type Renderable, type SafeHtml } from "../../../lib/html";
 import { command, copyable, emptyState, fields, idLink, pager, when } from "../layout";

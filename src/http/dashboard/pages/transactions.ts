@@ -1,4 +1,4 @@
-import type { Page } from "../../../domain/pagination";
+import type { Page } from "../../page";
 import type { Transaction } from "../../../services/transactions";
 import { html, type Renderable, type SafeHtml } from "../../../lib/html";
 import { badge, command, copyable, emptyState, fields, idLink, idText, money, pager, when } from "../layout";

@@ -3,7 +3,7 @@
  * GET /_sandbox/webhook-deliveries' filters, and one delivery with every attempt.
  */
 import type { DeliveryView, WebhookView } from "../../../services/dashboard";
-import type { Page } from "../../../domain/pagination";
+import type { Page } from "../../page";
 import { html, queryString, type Renderable, type SafeHtml } from "../../../lib/html";
 import { actionButton, badge, command, copyable, emptyState, fields, idLink, idText, pager, when } from "../layout";
 import type { Hints } from "./hints";

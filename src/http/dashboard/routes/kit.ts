@@ -9,7 +9,9 @@ import { layout, type LayoutContext, type NavItem } from "../layout";
 import type { AppDeps } from "../../deps";
 import { ErrorBody } from "../../../domain/schemas/records";
 import { loopbackOnly } from "../../routes/sandbox";
-import type { DashboardService } from "../../../services/dashboard";
+import { DASHBOARD_PER_PAGE, type DashboardService } from "../../../services/dashboard";
+import { pageRequest, type Listing, type PageRequest } from "../../../domain/pagination";
+import { pageOf, type Page } from "../../page";
 import type { MerchantRow } from "../../../services/merchants";
 
 /** The cookie the merchant picker sets. */
@@ -81,6 +83,19 @@ export function dashboardPath(back: string | undefined, fallback: string): strin
   return back && /^\/(dashboard\/[\w/?=&%.+-]*)?(\?[\w=&%.+-]*)?$/.test(back) ? back : fallback;
 }
 export const ID = t.Object({ id: t.String({ maxLength: 100 }) });
+
+/** Page `number` of a dashboard list: 50 rows a page, whatever per_page the query says. */
+export const dashboardPage = (number = 1): PageRequest => pageRequest({ page: number, per_page: DASHBOARD_PER_PAGE });
+
+/** Page `number` of a dashboard list, read by `list`, in the envelope its pager shows. */
+export async function dashboardList<T>(
+  number: number | undefined,
+  request: Request,
+  list: (page: PageRequest) => Promise<Listing<T>>,
+): Promise<Page<T>> {
+  const page = dashboardPage(number);
+  return pageOf(await list(page), page, request.url);
+}
 
 /** The pieces every dashboard plugin is built with, made once per app. */
 export interface DashboardKit {

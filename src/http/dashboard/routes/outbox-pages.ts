@@ -4,7 +4,7 @@ import { ApiError } from "../../../domain/errors";
 import { emailsPage, smsPage } from "../pages/outbox";
 import { deliveryPage, webhooksPage } from "../pages/webhooks";
 import { DELIVERY_STATUSES } from "../../../domain/schemas/webhooks";
-import { dashboardPlugin, ID, PAGE_HEADERS, pick, text, type DashboardKit } from "./kit";
+import { dashboardList, dashboardPlugin, ID, PAGE_HEADERS, pick, text, type DashboardKit } from "./kit";
 
 /** `/dashboard/emails`, `/dashboard/sms` and `/dashboard/webhooks`. */
 export function outboxPages(kit: DashboardKit) {
@@ -16,7 +16,9 @@ export function outboxPages(kit: DashboardKit) {
     .get(
       "/dashboard/emails",
       async ({ merchant, query, request }) => {
-        const page = await service.emails(merchant.id, query.page ?? 1, text(query.to));
+        const page = await dashboardList(query.page, request, (page) =>
+          service.emails(merchant.id, page, text(query.to)),
+        );
         const current = page.data[0] ?? null;
         return respond(merchant, "/dashboard/emails", request, {
           title: "E-mail outbox",
@@ -36,7 +38,7 @@ export function outboxPages(kit: DashboardKit) {
         const email = await service.email(merchant.id, params.id);
         const path = "/dashboard/emails";
         if (!email) return notFoundPage(merchant, path, request, "E-mail");
-        const page = await service.emails(merchant.id, 1);
+        const page = await dashboardList(1, request, (page) => service.emails(merchant.id, page));
         return respond(merchant, path, request, {
           title: email.subject,
           body: emailsPage(page, email, "", hints(merchant)),
@@ -68,7 +70,7 @@ export function outboxPages(kit: DashboardKit) {
         respond(merchant, "/dashboard/sms", request, {
           title: "SMS outbox",
           body: smsPage(
-            await service.sms(merchant.id, query.page ?? 1, text(query.to)),
+            await dashboardList(query.page, request, (page) => service.sms(merchant.id, page, text(query.to))),
             text(query.to) ?? "",
             hints(merchant),
           ),
@@ -89,12 +91,14 @@ export function outboxPages(kit: DashboardKit) {
           webhook_id: text(query.webhook_id),
           record_id: text(query.record_id),
         };
-        const deliveries = await service.deliveries(merchant.id, query.page ?? 1, {
-          status: filters.status,
-          event: filters.event,
-          webhookId: filters.webhook_id,
-          recordId: filters.record_id,
-        });
+        const deliveries = await dashboardList(query.page, request, (page) =>
+          service.deliveries(merchant.id, page, {
+            status: filters.status,
+            event: filters.event,
+            webhookId: filters.webhook_id,
+            recordId: filters.record_id,
+          }),
+        );
         return respond(merchant, "/dashboard/webhooks", request, {
           title: "Webhooks",
           body: webhooksPage(await service.webhooks(merchant.id), deliveries, filters, hints(merchant)),

@@ -7,7 +7,7 @@ import { Elysia, t } from "elysia";
 import { ValidationFailed } from "../../../domain/errors";
 import { formatMoney } from "../../../domain/money";
 import { parseTotalCents } from "../../../../packages/rules/validation";
-import { ACTION_RESPONSES, dashboardPath, dashboardPlugin, ID, type DashboardKit } from "./kit";
+import { ACTION_RESPONSES, dashboardPage, dashboardPath, dashboardPlugin, ID, type DashboardKit } from "./kit";
 
 const AmountBody = t.Object({ total: t.Optional(t.String({ maxLength: 30 })) });
 
@@ -60,7 +60,8 @@ export function recordActions(kit: DashboardKit) {
       "/dashboard/transactions/:id/receipt-email",
       async ({ merchant, params, body }) => {
         await receipts.emailTransaction(merchant.id, params.id, body.email);
-        const sent = (await service.emails(merchant.id, 1, undefined, { transactionId: params.id })).data[0];
+        const sent = (await service.emails(merchant.id, dashboardPage(), undefined, { transactionId: params.id }))
+          .rows[0];
         return { message: `Receipt e-mailed${sent ? ` to ${sent.to_address}` : ""}.` };
       },
       { params: ID, body: t.Object({ email: t.Optional(t.String({ maxLength: 254 })) }), response: ACTION_RESPONSES },

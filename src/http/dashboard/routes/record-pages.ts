@@ -11,7 +11,7 @@ import { deliveriesTable } from "../pages/webhooks";
 import { settingsOf } from "../../../services/merchants";
 import { invoiceCustomFields } from "../../../services/merchant-options";
 import { TRANSACTION_STATES, type TransactionState } from "../../../services/transactions";
-import { dashboardPlugin, dateOf, ID, pick, text, type DashboardKit } from "./kit";
+import { dashboardList, dashboardPage, dashboardPlugin, dateOf, ID, pick, text, type DashboardKit } from "./kit";
 
 /** `/` and the record pages under /dashboard. */
 export function recordPages(kit: DashboardKit) {
@@ -19,9 +19,9 @@ export function recordPages(kit: DashboardKit) {
   return new Elysia({ tags: ["Dashboard"], detail: { hide: true } })
     .use(dashboardPlugin(kit))
     .get("/", async ({ merchant, request }) => {
-      const recent = await service.transactions(merchant.id, {}, 1);
+      const recent = await service.transactions(merchant.id, {}, dashboardPage());
       const stats = await service.transactionTotals(merchant.id);
-      const customers = (await service.customers(merchant.id, 1)).total;
+      const customers = (await service.customers(merchant.id, dashboardPage())).total;
       return respond(merchant, "/", request, {
         title: "Overview",
         body: overviewPage(
@@ -29,7 +29,7 @@ export function recordPages(kit: DashboardKit) {
           { transactions: stats.n, approvedCents: stats.approvedCents, declined: stats.declined, customers },
           deps.clock.timestamp(merchant.id),
           recent.total
-            ? transactionRows(recent.data.slice(0, 10))
+            ? transactionRows(recent.rows.slice(0, 10))
             : emptyState(
                 "No transactions yet.",
                 firstPaymentSteps(deps.publicUrl, merchant.web_payments_token, merchant.api_key),
@@ -52,20 +52,22 @@ export function recordPages(kit: DashboardKit) {
           batch_id: text(query.batch_id),
           state: pick(query.state, Object.keys(TRANSACTION_STATES) as TransactionState[]),
         };
-        const page = await service.transactions(
-          merchant.id,
-          {
-            keywords: filters.keywords,
-            startDate: filters.startDate,
-            endDate: filters.endDate,
-            type: filters.type,
-            success: filters.success === undefined ? undefined : filters.success === "true",
-            method: filters.method,
-            customerId: filters.customer_id,
-            batchId: filters.batch_id,
-            state: filters.state,
-          },
-          query.page ?? 1,
+        const page = await dashboardList(query.page, request, (page) =>
+          service.transactions(
+            merchant.id,
+            {
+              keywords: filters.keywords,
+              startDate: filters.startDate,
+              endDate: filters.endDate,
+              type: filters.type,
+              success: filters.success === undefined ? undefined : filters.success === "true",
+              method: filters.method,
+              customerId: filters.customer_id,
+              batchId: filters.batch_id,
+              state: filters.state,
+            },
+            page,
+          ),
         );
         return respond(merchant, "/dashboard/transactions", request, {
           title: "Transactions",
@@ -97,13 +99,13 @@ export function recordPages(kit: DashboardKit) {
         const transaction = await service.transaction(merchant.id, params.id);
         const path = "/dashboard/transactions";
         if (!transaction) return notFoundPage(merchant, path, request, "Transaction");
-        const deliveries = (await service.deliveries(merchant.id, 1, { recordId: transaction.id })).data;
+        const deliveries = (await service.deliveries(merchant.id, dashboardPage(), { recordId: transaction.id })).rows;
         const emails = (
-          await service.emails(merchant.id, 1, undefined, {
+          await service.emails(merchant.id, dashboardPage(), undefined, {
             transactionId: transaction.id,
             invoiceId: transaction.invoice_id || undefined,
           })
-        ).data;
+        ).rows;
         const invoiceId = transaction.invoice_id ? encodeURIComponent(transaction.invoice_id) : null;
         return respond(merchant, path, request, {
           title: `Transaction ${transaction.id.slice(0, 8)}`,
@@ -123,7 +125,9 @@ export function recordPages(kit: DashboardKit) {
         respond(merchant, "/dashboard/customers", request, {
           title: "Customers",
           body: customersPage(
-            await service.customers(merchant.id, query.page ?? 1, text(query.keywords)),
+            await dashboardList(query.page, request, (page) =>
+              service.customers(merchant.id, page, text(query.keywords)),
+            ),
             text(query.keywords) ?? "",
           ),
         }),
@@ -140,7 +144,9 @@ export function recordPages(kit: DashboardKit) {
         const found = await service.customer(merchant.id, params.id);
         const path = "/dashboard/customers";
         if (!found) return notFoundPage(merchant, path, request, "Customer");
-        const list = await service.transactions(merchant.id, { customerId: params.id }, 1);
+        const list = await dashboardList(1, request, (page) =>
+          service.transactions(merchant.id, { customerId: params.id }, page),
+        );
         return respond(merchant, path, request, {
           title: found.customer.firstname || "Customer",
           body: customerPage(found.customer, found.paymentMethods, list),
@@ -157,12 +163,14 @@ export function recordPages(kit: DashboardKit) {
           startDate: dateOf(query.startDate),
           endDate: dateOf(query.endDate),
         };
-        const page = await service.invoices(merchant.id, query.page ?? 1, {
-          status: filters.status,
-          customerId: filters.customer_id,
-          startDate: filters.startDate,
-          endDate: filters.endDate,
-        });
+        const page = await dashboardList(query.page, request, (page) =>
+          service.invoices(merchant.id, page, {
+            status: filters.status,
+            customerId: filters.customer_id,
+            startDate: filters.startDate,
+            endDate: filters.endDate,
+          }),
+        );
         return respond(merchant, "/dashboard/invoices", request, {
           title: "Invoices",
           body: invoicesPage(page, filters),
@@ -185,7 +193,7 @@ export function recordPages(kit: DashboardKit) {
         const path = "/dashboard/invoices";
         if (!invoice) return notFoundPage(merchant, path, request, "Invoice");
         const emails = emailSummaryTable(
-          (await service.emails(merchant.id, 1, undefined, { invoiceId: invoice.id })).data,
+          (await service.emails(merchant.id, dashboardPage(), undefined, { invoiceId: invoice.id })).rows,
         );
         return respond(merchant, path, request, {
           title: `Invoice ${invoice.id.slice(0, 8)}`,
@@ -208,7 +216,7 @@ export function recordPages(kit: DashboardKit) {
       async ({ merchant, query, request }) =>
         respond(merchant, "/dashboard/deposits", request, {
           title: "Deposits",
-          body: depositsPage(await service.deposits(merchant.id, query.page ?? 1)),
+          body: depositsPage(await dashboardList(query.page, request, (page) => service.deposits(merchant.id, page))),
         }),
       { query: t.Object({ page: t.Optional(t.Integer({ minimum: 1, maximum: 100000 })) }) },
     );

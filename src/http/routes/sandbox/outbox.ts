@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { ccOf, type EmailRow, type SmsRow } from "../../../services/mail/mailer";
-import { pageRequest } from "../../../domain/pagination";
+import { listPage } from "../../page";
 import type { AppDeps } from "../../deps";
 import { notFound } from "../../../domain/errors";
 import { ErrorBody, PageOf, PageQuery } from "../../../domain/schemas/records";
@@ -93,7 +93,7 @@ export function outboxRoutes(deps: AppDeps) {
       async ({ headers, query, request }) => {
         const merchant = await sandboxMerchant(deps, headers.authorization);
         const to = query.to?.trim() || undefined;
-        const page = await mailer.emails(merchant.id, { to }, pageRequest(query), request.url);
+        const page = await listPage(query, request, (page) => mailer.emails(merchant.id, { to }, page));
         return { ...page, data: page.data.map((row) => emailRecord(row, deps.publicUrl)) };
       },
       {
@@ -157,7 +157,7 @@ export function outboxRoutes(deps: AppDeps) {
       "/sms",
       async ({ headers, query, request }) => {
         const merchant = await sandboxMerchant(deps, headers.authorization);
-        const page = await mailer.texts(merchant.id, query.to, pageRequest(query), request.url);
+        const page = await listPage(query, request, (page) => mailer.texts(merchant.id, query.to, page));
         return { ...page, data: page.data.map(smsRecord) };
       },
       {

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { pageRequest } from "../../../domain/pagination";
+import { listPage } from "../../page";
 import type { AppDeps } from "../../deps";
 import { ErrorBody, PageOf, PageQuery } from "../../../domain/schemas/records";
 import { DeliveryQuery, DeliveryRecord } from "../../../domain/schemas/webhooks";
@@ -22,7 +22,7 @@ export function webhookDeliveryRoutes(deps: AppDeps) {
           event: query.event,
           recordId: query.record_id,
         };
-        return webhooks.deliveries(merchant.id, filters, pageRequest(query), request.url);
+        return listPage(query, request, (page) => webhooks.deliveries(merchant.id, filters, page));
       },
       {
         query: t.Object({ ...PageQuery, ...DeliveryQuery, webhook_id: t.Optional(t.String()) }),
