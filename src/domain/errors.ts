@@ -1,7 +1,7 @@
 /**
  * Domain errors: what a service throws when a request cannot be served (docs/contract.md §7). The
  * HTTP layer renders them, and every other thrown value, as the one error envelope
- * (src/http/error-envelope.ts).
+ * (src/http/pipeline/error-envelope.ts).
  */
 import { API_ERROR_STATUS, type ApiErrorBody, type ApiErrorCode } from "../../packages/rules/codes";
 import type { FieldErrors } from "../../packages/rules/validation";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../src/domain/errors";
-import { MAX_JSON_DEPTH } from "../../src/http/limits";
+import { MAX_JSON_DEPTH } from "../../src/http/pipeline/json";
 import { fuzz } from "../../scripts/fuzz";
 import { setup, tokenize } from "../support/app";
 import { sql } from "../../src/storage/database";

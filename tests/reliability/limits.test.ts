@@ -2,7 +2,7 @@
  * --rate-limit and --chaos: the production-like limits integrators test their retries against.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { RateLimiter, bucketOf, parseRateLimit } from "../../src/http/limits";
+import { RateLimiter, bucketOf, parseRateLimit } from "../../src/http/pipeline/limits";
 import { ConfigError, loadConfig } from "../../src/entry/cli";
 import { API_KEY, CARD, otherMerchant, serve, setup, tokenize, type TestContext } from "../support/app";
 import { countRows } from "../support/database";

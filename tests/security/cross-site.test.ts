@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GUARD_MESSAGES } from "../../src/http/guard";
+import { GUARD_MESSAGES } from "../../src/http/pipeline/messages";
 import { FROM_SOURCES, startServer, type Running } from "../support/process";
 import { charge, setup, TOKEN, CARD, type TestContext } from "../support/app";
 

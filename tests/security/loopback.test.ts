@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { isLoopback } from "../../src/http/guard";
+import { isLoopback } from "../../src/lib/net";
 import { setup } from "../support/app";
 
 const ROOT = resolve(import.meta.dir, "../..");

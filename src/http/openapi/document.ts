@@ -17,7 +17,7 @@
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
-import { isExempt } from "../limits";
+import { isExempt } from "../pipeline/limits";
 import { ErrorBody } from "../../domain/schemas/records";
 
 type Json = Record<string, unknown>;
@@ -29,7 +29,7 @@ interface RouteSource {
 }
 
 export interface DocumentOptions {
-  /** The app's function body parser (src/entry/app.ts onParse); documented as `application/json`. */
+  /** The app's function body parser (src/http/pipeline/json.ts); documented as `application/json`. */
   jsonParser: unknown;
   /** info, security schemes and the like, merged over the generated parts. */
   documentation: Json & { info: Json; components?: Json };

@@ -47,7 +47,7 @@ const PAGE_HEADERS = {
 export interface OpenApiOptions {
   version: string;
   license: { name: string; identifier: string };
-  /** The app's body parser (src/entry/app.ts onParse): its bodies are documented as application/json. */
+  /** The app's body parser (src/http/pipeline/json.ts): its bodies are documented as application/json. */
   jsonParser: unknown;
 }
 

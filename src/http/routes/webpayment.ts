@@ -41,7 +41,7 @@ export function withSentCustomerFields<T extends { customer: object | null }>(
 
 /**
  * Public routes, authenticated by the web payments token in the path: what a browser or a
- * mobile app may call. CORS is open for them (see src/entry/app.ts).
+ * mobile app may call. CORS is open for them (see src/http/pipeline/cors.ts).
  */
 export function webpaymentRoutes(deps: AppDeps) {
   const { paymentMethods } = deps.services;

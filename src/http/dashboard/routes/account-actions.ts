@@ -1,7 +1,7 @@
 /**
  * The dashboard's actions on the merchant: pick one, regenerate keys, save settings and custom
  * fields, advance the clock. Same-origin JSON only: the app's pipeline refuses the rest
- * (src/http/guard.ts checkCrossSite).
+ * (src/http/pipeline/sandbox-controls.ts checkCrossSite).
  */
 import { Elysia, t } from "elysia";
 import { ApiError, ValidationFailed } from "../../../domain/errors";

@@ -1,7 +1,7 @@
 /**
  * The dashboard's actions on records: capture, void, refund and receipts of a transaction; adding,
  * changing, deleting, testing webhooks and redelivering. Same-origin JSON only: the app's pipeline
- * refuses the rest (src/http/guard.ts checkCrossSite).
+ * refuses the rest (src/http/pipeline/sandbox-controls.ts checkCrossSite).
  */
 import { Elysia, t } from "elysia";
 import { ValidationFailed } from "../../../domain/errors";

@@ -4,10 +4,10 @@
  */
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
-import { checkLoopbackClient } from "../../guard";
+import { checkLoopbackClient } from "../../pipeline/sandbox-controls";
 
 /**
- * Guards a plugin to loopback clients unless --allow-remote-sandbox is set (src/http/guard.ts; the
+ * Guards a plugin to loopback clients unless --allow-remote-sandbox is set (src/http/pipeline/sandbox-controls.ts; the
  * app's pipeline checks /_sandbox and the dashboard paths already, this keeps each plugin's
  * promise true wherever it is mounted). In-process requests (app.handle in tests) count as local.
  */

@@ -1,15 +1,22 @@
 /**
- * The one error envelope (docs/contract.md §4) as the HTTP layer renders it: any thrown value
- * (an ApiError from a service, Elysia's own validation and parse errors, a bug) becomes a status,
- * a body and headers.
+ * The last step of the request pipeline: the one error envelope (docs/contract.md §4). Any thrown
+ * value (an ApiError from a service or a pipeline step, Elysia's own validation and parse errors,
+ * a bug) becomes a status, a body and headers, with the request's id in `x-request-id`; every 5xx
+ * is logged with that id.
+ *
+ * @example
+ * new Elysia().use(errorEnvelope({ log })).get("/", () => {
+ *   throw new ApiError("not_found", "Nothing here."); // → 404 {"message":"Nothing here.","code":"not_found"}
+ * });
  */
-import type { ApiErrorBody } from "../../packages/rules/codes";
-import type { FieldErrors } from "../../packages/rules/validation";
-import { ApiError, ValidationFailed } from "../domain/errors";
-import type { Logger } from "../lib/logger";
-import { rawBody } from "./raw-body";
-
-export const MAX_BODY_BYTES = 1024 * 1024;
+import type { ApiErrorBody } from "../../../packages/rules/codes";
+import type { FieldErrors } from "../../../packages/rules/validation";
+import { ApiError, ValidationFailed } from "../../domain/errors";
+import { Elysia } from "elysia";
+import type { Logger } from "../../lib/logger";
+import { rawBody } from "../raw-body";
+import { TOO_LARGE_MESSAGE } from "./body";
+import { requestIdOf } from "./request-id";
 
 /** TypeBox error paths are JSON pointers ("/meta/tax"); the envelope uses dotted names ("meta.tax"). */
 function fieldName(path: string | undefined): string {
@@ -111,7 +118,7 @@ export function renderError(
       errors[field] = [`The ${field} has a value of the wrong type.`];
     apiError = new ValidationFailed(errors);
   } else if ((error as ElysiaLikeError)?.status === 413) {
-    apiError = new ApiError("payload_too_large", "The request body may not be larger than 1 MiB.");
+    apiError = new ApiError("payload_too_large", TOO_LARGE_MESSAGE);
   } else {
     log.error(`request ${requestId} failed: ${(error as Error)?.stack ?? String(error)}`);
     apiError = new ApiError("internal_error", `Internal error; see the sandbox log for request ${requestId}.`, {
@@ -123,4 +130,20 @@ export function renderError(
     body: apiError.toBody(),
     headers: { ...apiError.headers, "x-request-id": requestId },
   };
+}
+
+/** The plugin: every error of every route (and of the steps before routing) answered in the envelope. */
+export function errorEnvelope(deps: { log: Logger }) {
+  return new Elysia({ name: "error-envelope" }).onError({ as: "global" }, (context) => {
+    const { code, error, request, set } = context;
+    const id = requestIdOf(context);
+    const rendered = renderError(code, error, id, deps.log, request);
+    // Every 5xx is logged with its request id, whether or not request lines are on.
+    if (rendered.status >= 500) {
+      deps.log.error(`${request.method} ${new URL(request.url).pathname} ${rendered.status} request ${id}`);
+    }
+    set.status = rendered.status;
+    Object.assign(set.headers, rendered.headers);
+    return rendered.body;
+  });
 }

@@ -1,5 +1,6 @@
 /**
- * Production-like limits an integrator can test against, both off by default:
+ * Step 4 of the request pipeline: production-like limits an integrator can test against, both off
+ * by default:
  *
  * - `--rate-limit PUBLIC/MERCHANT` (config.rateLimit, e.g. "10/150"): requests per minute, public
  *   routes (`/webpayment/{token}/…`) counted per web payments token and merchant routes per API key.
@@ -15,33 +16,10 @@
  * they are the sandbox's controls and assets, not the payment API. With both limits off the plugin
  * adds no hook at all, so it costs nothing.
  */
-import { rateLimiterFor, type RateLimit } from "../services/rate-limits";
+import { rateLimiterFor, type RateLimit } from "../../services/rate-limits";
 import { Elysia } from "elysia";
-import type { AppDeps } from "./deps";
-import { ApiError, ValidationFailed } from "../domain/errors";
-
-/** The deepest nesting of objects and arrays a JSON body may have. */
-export const MAX_JSON_DEPTH = 32;
-
-/**
- * Refuses a parsed JSON body nested deeper than MAX_JSON_DEPTH with a 422, walking it without
- * recursion (so any depth JSON.parse accepts is safe here).
- */
-export function assertShallow(value: unknown, limit = MAX_JSON_DEPTH): void {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== "object") continue;
-    if (depth > limit) {
-      throw new ValidationFailed({
-        body: [`The JSON body may not nest objects and arrays deeper than ${limit} levels.`],
-      });
-    }
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-    }
-  }
-}
+import type { AppDeps } from "../deps";
+import { ApiError } from "../../domain/errors";
 
 /** How long a stalled chaos request hangs before it answers 500 (longer than any sensible client timeout). */
 export const CHAOS_STALL_MS = 35_000;
@@ -83,7 +61,7 @@ export function isExempt(path: string): boolean {
   return path === "/" || EXEMPT_PREFIXES.some((prefix) => path === prefix || path.startsWith(prefix));
 }
 
-export { RateLimiter, type RateLimit } from "../services/rate-limits";
+export { RateLimiter, type RateLimit } from "../../services/rate-limits";
 
 export interface LimitsOptions {
   /** Random source in [0, 1) for chaos (tests pass a deterministic one). */
@@ -103,7 +81,7 @@ function stall(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** The rate limit and chaos hooks; mounted once in src/entry/app.ts before every route. */
+/** The rate limit and chaos hooks; step 4 of the pipeline (src/http/pipeline/index.ts), before every route. */
 export function limits(deps: AppDeps, options: LimitsOptions = {}) {
   const plugin = new Elysia({ name: "limits" });
   const rate = parseRateLimit(deps.config.rateLimit ?? "");

@@ -1,0 +1,70 @@
+/**
+ * The one body parser: JSON whatever the content-type says, read by {@link readBody} (at most
+ * 1 MiB), an empty body as {}. Malformed JSON is a 400 `malformed_json`; JSON nested deeper than
+ * {@link MAX_JSON_DEPTH} or holding a NUL character in any string or key is a 422. Routes then
+ * validate the parsed value against their schema.
+ *
+ * @example
+ * new Elysia().use(jsonBody()).post("/echo", ({ body }) => body);
+ */
+import { Elysia } from "elysia";
+import { ApiError, ValidationFailed } from "../../domain/errors";
+import { rememberRawBody } from "../raw-body";
+import { readBody } from "./body";
+import { NUL_MESSAGE } from "./messages";
+
+/** The deepest nesting of objects and arrays a JSON body may have. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Refuses a parsed JSON body nested deeper than MAX_JSON_DEPTH with a 422, walking it without
+ * recursion (so any depth JSON.parse accepts is safe here).
+ */
+export function assertShallow(value: unknown, limit = MAX_JSON_DEPTH): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    if (depth > limit) {
+      throw new ValidationFailed({
+        body: [`The JSON body may not nest objects and arrays deeper than ${limit} levels.`],
+      });
+    }
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+}
+
+/** Whether any string (or key) in a parsed JSON value holds U+0000, which no stored text may hold. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value && typeof value === "object") {
+    return Object.entries(value).some(([key, inner]) => key.includes("\0") || holdsNul(inner));
+  }
+  return false;
+}
+
+/** Parses a request's body as JSON (the app's onParse; the OpenAPI document names it application/json). */
+export async function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
+  const text = await readBody(request);
+  if (text.trim() === "") return {};
+  rememberRawBody(request, text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError("malformed_json", "The request body is not valid JSON.");
+  }
+  // Absurdly nested JSON would overflow the stack of every recursive walk after this point.
+  assertShallow(value);
+  // JSON spells NUL only as \u0000: the walk runs only when that text is there (cheap on the hot path).
+  if (text.includes("\\u0000") && holdsNul(value)) throw new ValidationFailed({ body: [NUL_MESSAGE] });
+  return value;
+}
+
+/** The plugin: every route's body goes through {@link parseJsonBody}. */
+export function jsonBody() {
+  return new Elysia({ name: "json-body" }).onParse({ as: "global" }, parseJsonBody);
+}
