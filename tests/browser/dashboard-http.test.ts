@@ -398,8 +398,9 @@ describe("dashboard pages over HTTP", () => {
     );
     expect(pick.status).toBe(200);
     const cookie = pick.headers.get("set-cookie")!;
-    expect(cookie).toContain("SameSite=Strict");
-    expect(cookie).toContain("HttpOnly");
+    const [pair, ...attributes] = cookie.split(";").map((part) => part.trim());
+    expect(pair).toBe(`paysandbox_merchant=${other.body.id}`);
+    expect(attributes.sort()).toEqual(["HttpOnly", "Max-Age=31536000", "Path=/", "SameSite=Strict"]);
     const keys = await ctx.app.handle(
       new Request("http://localhost/dashboard/keys", { headers: { cookie: cookie.split(";")[0]! } }),
     );

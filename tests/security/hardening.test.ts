@@ -13,9 +13,15 @@ async function get(ctx: TestContext, path: string, headers: Record<string, strin
 }
 
 describe("the dashboard cookie", () => {
-  test("paysandbox_merchant=% (or any undecodable value) is ignored: every page answers 200 for the default merchant", async () => {
+  test("paysandbox_merchant=% (or any undecodable or JSON-shaped value) is ignored: every page answers 200 for the default merchant", async () => {
     const ctx = await setup();
-    for (const cookie of ["paysandbox_merchant=%", "paysandbox_merchant=%E0%A4%A", "a=b; paysandbox_merchant=%%%"]) {
+    for (const cookie of [
+      "paysandbox_merchant=%",
+      "paysandbox_merchant=%E0%A4%A",
+      "a=b; paysandbox_merchant=%%%",
+      'paysandbox_merchant={"id":1}',
+      "paysandbox_merchant=[1]",
+    ]) {
       for (const path of ["/", "/dashboard/transactions", "/dashboard/clock", "/dashboard/keys"]) {
         const res = await get(ctx, path, { cookie });
         expect(res.status).toBe(200);

@@ -7,7 +7,14 @@ import { Elysia, t } from "elysia";
 import { ApiError, ValidationFailed } from "../../../domain/errors";
 import { assertWithinClockLimit } from "../../routes/sandbox";
 import { REGENERABLE_KEYS, type RegenerableKey } from "../../../services/merchants";
-import { ACTION_RESPONSES, dashboardPath, dashboardPlugin, MERCHANT_COOKIE, type DashboardKit } from "./kit";
+import {
+  ACTION_RESPONSES,
+  dashboardPath,
+  dashboardPlugin,
+  MERCHANT_COOKIE,
+  MERCHANT_COOKIE_OPTIONS,
+  type DashboardKit,
+} from "./kit";
 
 /** The clock form's limit: a year per click (the API's /_sandbox/clock/advance allows more). */
 const MAX_DASHBOARD_ADVANCE = 31_536_000;
@@ -141,11 +148,10 @@ export function accountActions(kit: DashboardKit) {
     )
     .post(
       "/dashboard/merchant",
-      async ({ body, set }) => {
+      async ({ body, cookie }) => {
         const merchant = await service.merchant(body.merchant_id);
         if (merchant.id !== body.merchant_id) throw new ApiError("not_found", "There is no such merchant.");
-        set.headers["set-cookie"] =
-          `${MERCHANT_COOKIE}=${encodeURIComponent(merchant.id)}; Path=/; SameSite=Strict; HttpOnly; Max-Age=31536000`;
+        cookie[MERCHANT_COOKIE]!.set({ value: merchant.id, ...MERCHANT_COOKIE_OPTIONS });
         return { redirect: "/" };
       },
       {

@@ -17,6 +17,14 @@ import type { MerchantRow } from "../../../services/merchants";
 /** The cookie the merchant picker sets. */
 export const MERCHANT_COOKIE = "paysandbox_merchant";
 
+/** Its attributes: every path, never sent cross-site, out of scripts' reach, kept a year. */
+export const MERCHANT_COOKIE_OPTIONS = {
+  path: "/",
+  sameSite: "strict",
+  httpOnly: true,
+  maxAge: 31_536_000,
+} as const;
+
 /** Only this origin's scripts, styles, frames and requests; no inline script or style at all. */
 export const DASHBOARD_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -44,20 +52,6 @@ const NAV: readonly NavItem[] = [
   { path: "/dashboard/test-cards", label: "Test cards" },
   { path: "/dashboard/try", label: "Try it" },
 ];
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const [key, ...rest] = part.trim().split("=");
-    if (key !== name) continue;
-    // A cookie this page did not set ("%", "%E0%A4%A") is ignored, not a 500 on every page.
-    try {
-      return decodeURIComponent(rest.join("="));
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
 
 export const Action = t.Object({
   redirect: t.Optional(t.String({ description: "where the dashboard goes next; absent: it re-renders the page" })),
@@ -169,7 +163,9 @@ export function dashboardKit(deps: AppDeps): DashboardKit {
  * `merchant`, the one the picker's cookie names (else the default merchant).
  */
 export function dashboardPlugin(kit: DashboardKit) {
-  return loopbackOnly(kit.deps).derive({ as: "scoped" }, async ({ headers }) => ({
-    merchant: await kit.service.merchant(cookieValue(headers.cookie, MERCHANT_COOKIE)),
-  }));
+  return loopbackOnly(kit.deps).derive({ as: "scoped" }, async ({ cookie }) => {
+    // Elysia decodes the value; one this page did not set ("%", "%E0%A4%A", JSON) is no string, and ignored.
+    const picked = cookie[MERCHANT_COOKIE]?.value;
+    return { merchant: await kit.service.merchant(typeof picked === "string" ? picked : undefined) };
+  });
 }
