@@ -235,8 +235,9 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
     expect(view).toMatch(/content-type\s+text\/plain/);
     expect(await page.locator("pre.response-body").innerText()).toBe("ok");
     expect(view).toMatch(/Took\s+\d+ ms/);
-    // Pretty-printed: one property per line.
-    expect(await page.locator(".command pre").first().innerText()).toContain('\n  "test": true,\n');
+    // Folded below the attempts; unfolded, pretty-printed: one property per line.
+    await page.locator("details.payload summary").click();
+    expect(await page.locator("details.payload pre").innerText()).toContain('\n  "test": true,\n');
     const sent = receiver.received.find((r) => r.deliveryId === deliveryId)!;
     expect(view).toContain(sent.signature!);
     const delivery = (await ctx.call("GET", `/_sandbox/webhook-deliveries/${deliveryId}`)).body;

@@ -211,7 +211,9 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
             // Every id shown (whole or short, as text or a link) has a copy button next to it.
             idsWithoutCopy: Array.from(document.querySelectorAll("main code, main a.mono"))
               .filter((e) =>
-                /^[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?$/.test(e.textContent ?? ""),
+                /^(…[0-9a-f]{8}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.test(
+                  e.textContent ?? "",
+                ),
               )
               .filter((e) => !e.parentElement?.querySelector("button[data-copy]"))
               .map((e) => e.textContent),
@@ -322,6 +324,87 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
       expect(await page.locator("table.deliveries tbody tr").first().innerText()).toContain("redelivery");
     } finally {
       await page.close();
+    }
+  });
+
+  test("short ids tell neighbours apart: each row shows its id's random tail, and its copy button copies the whole id", async () => {
+    const page = await dash.browser.newPage({ permissions: ["clipboard-read", "clipboard-write"] });
+    try {
+      await page.goto(`${url}/dashboard/transactions`);
+      const rows = await page
+        .locator("tbody tr[data-id]")
+        .evaluateAll((trs) =>
+          trs.map((tr) => ({ id: tr.getAttribute("data-id")!, shown: tr.querySelector("a.mono")!.textContent! })),
+        );
+      expect(rows.length).toBeGreaterThan(4);
+      // The premise: these UUIDv7 ids were made within seconds, so their heads (the time) repeat.
+      expect(new Set(rows.map((row) => row.id.slice(0, 8))).size).toBeLessThan(rows.length);
+      expect(rows.map((row) => row.shown)).toEqual(rows.map((row) => `…${row.id.slice(-8)}`));
+      expect(new Set(rows.map((row) => row.shown)).size).toBe(rows.length);
+      const first = page.locator(`tr[data-id="${rows[0]!.id}"] button[data-copy]`).first();
+      await first.click();
+      await page.waitForFunction(() => document.activeElement?.textContent === "Copied");
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(rows[0]!.id);
+
+      // The deliveries list's Record column: one short id per record, each the record's tail.
+      await page.goto(`${url}/dashboard/webhooks`);
+      const records = await page.locator("table.deliveries tbody tr").evaluateAll((trs) =>
+        trs.map((tr) => {
+          const cell = tr.querySelectorAll("td")[3]!;
+          return {
+            id: cell.querySelector("button[data-copy]")!.getAttribute("data-copy")!,
+            shown: cell.querySelector("code")!.textContent!,
+          };
+        }),
+      );
+      const distinct = new Map(records.map((record) => [record.id, record.shown]));
+      expect(distinct.size).toBeGreaterThan(3);
+      expect([...distinct].map(([id, shown]) => shown === `…${id.slice(-8)}`)).not.toContain(false);
+      expect(new Set(distinct.values()).size).toBe(distinct.size);
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.screenshot({ path: artifactPath("dashboard-short-ids-1280.png") });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("a delivery's page shows its attempts first and the payload folded; opened from the keyboard it shows and copies the signed JSON", async () => {
+    // A context of its own (AxeBuilder opens a page in the page's context) that may use the clipboard.
+    const context = await dash.browser.newContext({
+      permissions: ["clipboard-read", "clipboard-write"],
+      viewport: { width: 1280, height: 900 },
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${url}/dashboard/webhooks/deliveries/${seeded.deliveryId}`);
+      const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
+      const attemptsTop = (await box("h2:text-is('Attempts')")).y;
+      const firstAttempt = await box(".attempt-card");
+      const payload = page.locator("details.payload");
+      expect(await payload.getAttribute("open")).toBeNull();
+      expect((await box("details.payload")).y).toBeGreaterThan(firstAttempt.y);
+      expect(attemptsTop).toBeLessThan(500);
+      expect(await page.locator("details.payload pre").isVisible()).toBe(false);
+      const folded = await page.evaluate(() => document.documentElement.scrollHeight);
+      await page.screenshot({ path: artifactPath("dashboard-delivery-folded-1280.png"), fullPage: true });
+
+      // Tab to the summary and open it with Enter, as a keyboard user does.
+      await page.locator("details.payload summary").focus();
+      expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("SUMMARY");
+      await page.keyboard.press("Enter");
+      await page.locator("details.payload pre").waitFor({ state: "visible" });
+      expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(folded);
+      const shown = await page.locator("details.payload pre").innerText();
+      const record = JSON.parse(shown);
+      expect(typeof record.id).toBe("string");
+      await page.locator("details.payload button[data-copy]").click();
+      await page.waitForFunction(() => document.activeElement?.textContent === "Copied");
+      expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))).toEqual(record);
+      const results = await new AxeBuilder({ page }).analyze();
+      expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+      await page.screenshot({ path: artifactPath("dashboard-delivery-open-1280.png"), fullPage: true });
+    } finally {
+      await context.close();
     }
   });
 

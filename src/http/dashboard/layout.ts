@@ -70,7 +70,7 @@ export function layout(ctx: LayoutContext, page: PageOptions): SafeHtml {
                 ${ctx.merchants.map(
                   (m) =>
                     html`<option value="${m.id}" ${m.id === ctx.merchant.id ? html` selected` : ""}>
-                      ${m.name}${m.is_default ? " (default)" : ""} · ${m.id.slice(0, 8)}
+                      ${m.name}${m.is_default ? " (default)" : ""} · ${shortId(m.id)}
                     </option>`,
                 )}
               </select>
@@ -136,16 +136,25 @@ export function copyable(value: string, what = "value"): SafeHtml {
   return html`<span class="secret"><code>${value}</code>${copyButton(value, what)}</span>`;
 }
 
+/**
+ * The part of an id that tells it from its neighbours: its last 8 characters, after an ellipsis.
+ * Transaction ids are UUIDv7, whose first 12 hex digits are the time they were made, so ids made
+ * the same minute share their head (`01a215ef…` on every row); the tail is random.
+ */
+export function shortId(id: string): string {
+  return id.length <= 12 ? id : `…${id.slice(-8)}`;
+}
+
 /** A short id shown in tables, linking to the record's page, with a copy button for the whole id. */
 export function idLink(path: string, id: string, what = "id"): SafeHtml {
   return html`<span class="id"
-    ><a class="mono" href="${path}" title="${id}">${id.slice(0, 8)}</a>${copyButton(id, `${what} ${id}`)}</span
+    ><a class="mono" href="${path}" title="${id}">${shortId(id)}</a>${copyButton(id, `${what} ${id}`)}</span
   >`;
 }
 
 /** A short id without a page of its own, with a copy button for the whole id. */
 export function idText(id: string, what = "id"): SafeHtml {
-  return html`<span class="id"><code title="${id}">${id.slice(0, 8)}</code>${copyButton(id, `${what} ${id}`)}</span>`;
+  return html`<span class="id"><code title="${id}">${shortId(id)}</code>${copyButton(id, `${what} ${id}`)}</span>`;
 }
 
 /** What a list shows when it has nothing: what to do next (a curl, a script tag, a link). */

@@ -89,6 +89,10 @@ form.stack label.check { flex-direction: row; align-items: center; gap: 8px; fon
 .custom-field-row { border: 1px solid var(--line); border-radius: 8px; padding: 12px; display: grid; gap: 8px; }
 .custom-field-row h3 { margin: 0; font-size: 15px; }
 details.edit summary { cursor: pointer; color: var(--accent); }
+details.payload { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 10px 16px; margin: 14px 0; }
+details.payload summary { cursor: pointer; }
+details.payload summary h2 { display: inline; margin: 0 8px 0 0; }
+details.payload[open] summary { margin-bottom: 8px; }
 .headers td:first-child { white-space: nowrap; color: var(--muted); }
 table.headers { table-layout: fixed; }
 table.headers td { word-break: break-all; }

@@ -215,42 +215,36 @@ function prettyBody(text: string): string {
   }
 }
 
-/** One delivery: what was sent (headers, the signed payload) and every attempt's answer and timing. */
+/**
+ * One delivery: who it went to and what became of it, then every attempt's answer and timing
+ * (newest first), then the signed payload, collapsed: a record's JSON is often taller than all
+ * the rest, and Stripe's event pages fold it the same way.
+ */
 export function deliveryPage(d: DeliveryView, options: { showBodies: boolean }): Renderable {
   const payload = JSON.stringify(d.payload, null, 2);
   const attempts = [...d.attempt_log].reverse();
   return html`<h1>Delivery ${d.event} ${deliveryStatus(d.status)}</h1>
-    <div class="grid">
-      <section class="card">
-        ${fields([
-          ["Delivery id", copyable(d.id, "delivery id")],
-          ["Webhook id", copyable(d.webhook_id, "webhook id")],
-          ["Record id", copyable(d.record_id, "record id")],
-          ["Target", html`<code>${d.target_url}</code>`],
-          ["Created", when(d.created_at)],
-          ["Delivered", when(d.delivered_at)],
-          ["Attempts", `${d.attempts} of ${d.max_attempts}`],
-          ["Next attempt", d.status === "pending" ? when(d.next_attempt_at) : ""],
-          ["Last error", d.last_error],
-          [
-            "Redelivery of",
-            d.redelivery_of ? html`<a href="${deliveryPath(d.redelivery_of)}">${d.redelivery_of}</a>` : "",
-          ],
-        ])}
-        <div class="row">
-          ${actionButton("/dashboard/webhooks/redeliver", "Redeliver", { delivery_id: d.id, back: deliveryPath(d.id) }, { primary: true })}
-          <a href="/dashboard/webhooks${queryString({ webhook_id: d.webhook_id })}">All deliveries of this webhook</a>
-        </div>
-      </section>
-      <section class="card">
-        <h2>Signed payload</h2>
-        <p class="muted">
-          The exact bytes were signed: verify <code>PaySandbox-Signature</code> against the raw body, not this
-          pretty-printed copy.
-        </p>
-        ${command(payload, "payload")}
-      </section>
-    </div>
+    <section class="card">
+      ${fields([
+        ["Delivery id", copyable(d.id, "delivery id")],
+        ["Webhook id", copyable(d.webhook_id, "webhook id")],
+        ["Record id", copyable(d.record_id, "record id")],
+        ["Target", html`<code>${d.target_url}</code>`],
+        ["Created", when(d.created_at)],
+        ["Delivered", when(d.delivered_at)],
+        ["Attempts", `${d.attempts} of ${d.max_attempts}`],
+        ["Next attempt", d.status === "pending" ? when(d.next_attempt_at) : ""],
+        ["Last error", d.last_error],
+        [
+          "Redelivery of",
+          d.redelivery_of ? html`<a href="${deliveryPath(d.redelivery_of)}">${d.redelivery_of}</a>` : "",
+        ],
+      ])}
+      <div class="row">
+        ${actionButton("/dashboard/webhooks/redeliver", "Redeliver", { delivery_id: d.id, back: deliveryPath(d.id) }, { primary: true })}
+        <a href="/dashboard/webhooks${queryString({ webhook_id: d.webhook_id })}">All deliveries of this webhook</a>
+      </div>
+    </section>
     <h2>Attempts</h2>
     ${
       attempts.length === 0
@@ -293,5 +287,16 @@ export function deliveryPage(d: DeliveryView, options: { showBodies: boolean }):
                 }
               </section>`,
           )
-    }`;
+    }
+    <details class="payload">
+      <summary>
+        <h2>Signed payload</h2>
+        <span class="muted">the body of every attempt, as JSON</span>
+      </summary>
+      <p class="muted">
+        The exact bytes were signed: verify <code>PaySandbox-Signature</code> against the raw body, not this
+        pretty-printed copy.
+      </p>
+      ${command(payload, "payload")}
+    </details>`;
 }

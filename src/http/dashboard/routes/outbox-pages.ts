@@ -5,6 +5,7 @@ import { emailsPage, smsPage } from "../pages/outbox";
 import { deliveryPage, webhooksPage } from "../pages/webhooks";
 import { DELIVERY_STATUSES } from "../../../domain/schemas/webhooks";
 import { dashboardList, dashboardPlugin, ID, PAGE_HEADERS, pick, text, type DashboardKit } from "./kit";
+import { shortId } from "../layout";
 
 /** `/dashboard/emails`, `/dashboard/sms` and `/dashboard/webhooks`. */
 export function outboxPages(kit: DashboardKit) {
@@ -121,7 +122,7 @@ export function outboxPages(kit: DashboardKit) {
         const delivery = await service.delivery(merchant.id, params.id);
         if (!delivery) return notFoundPage(merchant, path, request, "Delivery");
         return respond(merchant, path, request, {
-          title: `Delivery ${delivery.id.slice(0, 8)}`,
+          title: `Delivery ${shortId(delivery.id)}`,
           body: deliveryPage(delivery, {
             showBodies: targets.showsBody(delivery.target_url),
           }),

@@ -1,6 +1,6 @@
 /** The record pages: the overview, transactions, customers, invoices and deposits, each list with its filters. */
 import { Elysia, t } from "elysia";
-import { emptyState } from "../layout";
+import { emptyState, shortId } from "../layout";
 import { overviewPage } from "../pages/account";
 import { customerPage, customersPage } from "../pages/customers";
 import { firstPaymentSteps, transactionPage, transactionRows, transactionsPage } from "../pages/transactions";
@@ -108,7 +108,7 @@ export function recordPages(kit: DashboardKit) {
         ).rows;
         const invoiceId = transaction.invoice_id ? encodeURIComponent(transaction.invoice_id) : null;
         return respond(merchant, path, request, {
-          title: `Transaction ${transaction.id.slice(0, 8)}`,
+          title: `Transaction ${shortId(transaction.id)}`,
           body: transactionPage(transaction, {
             invoicePath: invoiceId ? `/dashboard/invoices/${invoiceId}` : null,
             hosted: invoiceId ? { invoice: `/hosted/invoice/${invoiceId}`, pay: `/hosted/pay/${invoiceId}` } : null,
@@ -196,7 +196,7 @@ export function recordPages(kit: DashboardKit) {
           (await service.emails(merchant.id, dashboardPage(), undefined, { invoiceId: invoice.id })).rows,
         );
         return respond(merchant, path, request, {
-          title: `Invoice ${invoice.id.slice(0, 8)}`,
+          title: `Invoice ${shortId(invoice.id)}`,
           // Every custom field, invisible ones too: this page is the merchant's.
           body: invoicePage(
             invoice,
