@@ -21,6 +21,11 @@ export interface SandboxEvent {
   name: EventName;
   /** The record as the API returns it. */
   record: { readonly id: string };
+  /**
+   * On a transaction of an invoice: the emitter brings the invoice in step itself, with what the
+   * change returned (InvoiceService.pay()), so the invoice listener leaves this event alone.
+   */
+  invoiceSyncedByCaller?: true;
 }
 
 /** A listener runs inside the emitter's unit of work: `ex` is its executor. */

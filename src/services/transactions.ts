@@ -34,6 +34,8 @@ export interface ChargeInput {
   isMerchantPresent?: boolean;
   /** When a receipt e-mail goes out with this payment (pay() with send_receipt). */
   receiptEmailAt?: string | null;
+  /** The caller syncs the charge's invoice itself (pay()): its event says so to the invoice listener. */
+  invoiceSyncedByCaller?: boolean;
 }
 
 /** The operations on a transaction after the charge. */
@@ -288,7 +290,12 @@ export class TransactionService {
       updated_at: now,
     });
     const record = buildRecord(row, { pm, customer, children: [] });
-    await this.events.emit(ex, { merchantId, name: "create_transaction", record });
+    await this.events.emit(ex, {
+      merchantId,
+      name: "create_transaction",
+      record,
+      ...(input.invoiceSyncedByCaller && { invoiceSyncedByCaller: true }),
+    });
     return { row, record };
   }
 

@@ -44,12 +44,6 @@ export interface PayOptions {
  * input rules are in ./rules.ts, the record shape in ./records.ts.
  */
 export class InvoiceService {
-  /**
-   * The invoice row and record the last sync in a unit of work wrote and emitted, by invoice id:
-   * pay() answers with them instead of reading the invoice and building its record again.
-   */
-  private readonly synced = new WeakMap<Executor, Map<string, RowAndRecord>>();
-
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
@@ -59,10 +53,11 @@ export class InvoiceService {
     private readonly transactions: TransactionService,
   ) {
     // Only transaction events of an invoice's transactions concern invoices; the others (most
-    // charges) pass without waiting for anything.
+    // charges) pass without waiting for anything, and so does pay()'s charge: pay() syncs itself.
     events.on((ex, event) =>
       (event.name === "create_transaction" || event.name === "update_transaction") &&
-      (event.record as { invoice_id?: string }).invoice_id
+      (event.record as { invoice_id?: string }).invoice_id &&
+      !event.invoiceSyncedByCaller
         ? this.onEvent(ex, event)
         : undefined,
     );
@@ -270,9 +265,10 @@ export class InvoiceService {
   }
 
   /**
-   * Charges the payment method for the invoice's full balance, in the caller's unit of work. The
-   * transaction listener moves the invoice to PAID or ATTEMPTED. Returns the charge and the
-   * invoice after it, with the invoice's record when that listener built it (its update_invoice).
+   * Charges the payment method for the invoice's full balance, in the caller's unit of work, then
+   * syncs the invoice with it (PAID or ATTEMPTED; its update_invoice follows the charge's
+   * create_transaction). Returns the charge and the invoice after it, with the invoice's record
+   * when the sync built it.
    */
   async pay(
     ex: Executor,
@@ -288,8 +284,6 @@ export class InvoiceService {
     }
     const balance = invoice.total_cents - invoice.total_paid_cents;
     if (balance <= 0) throw invalidState("Nothing is due on this invoice.", { status: invoice.status });
-    // Only what the sync of this charge keeps may answer below.
-    this.synced.get(ex)?.delete(id);
     const { row: transaction } = await this.transactions.charge(ex, merchantId, {
       paymentMethodId,
       totalCents: balance,
@@ -301,9 +295,9 @@ export class InvoiceService {
       // The attempt's receipt is e-mailed right after the commit (src/services/mail/receipts.ts); the
       // charge records it from the start, so its answer, replays and webhooks all agree.
       receiptEmailAt: receiptAddress(invoice) ? await this.clock.timestamp(merchantId) : null,
+      invoiceSyncedByCaller: true,
     });
-    const synced = this.synced.get(ex)?.get(id);
-    if (synced) this.synced.get(ex)!.delete(id);
+    const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction);
     if (synced) return { invoice: synced.row, transaction, record: synced.record };
     return { invoice: await this.get(ex, merchantId, id), transaction };
   }
@@ -313,37 +307,34 @@ export class InvoiceService {
     const record = event.record as { invoice_id?: string; parent_id?: string | null; success?: boolean };
     if (!record.invoice_id) return;
     const failedAttempt = event.name === "create_transaction" && !record.parent_id && record.success === false;
-    await this.sync(
-      ex,
-      event.merchantId,
-      record.invoice_id,
-      failedAttempt ? (event.record as { id: string }).id : null,
-    );
+    const failed = failedAttempt ? await this.transactions.find(ex, event.merchantId, event.record.id) : null;
+    await this.sync(ex, event.merchantId, record.invoice_id, failed);
   }
 
   /**
    * Writes what the invoice's transactions say about it (./status.ts) and emits update_invoice
-   * when anything changed. `failedChargeId` is a declined charge that was just made for it.
+   * when anything changed; returns the row as written and its record then (undefined: nothing
+   * changed). `failedCharge` is a declined charge that was just made for it.
    */
-  async sync(ex: Executor, merchantId: string, invoiceId: string, failedChargeId: string | null = null): Promise<void> {
+  private async sync(
+    ex: Executor,
+    merchantId: string,
+    invoiceId: string,
+    failedCharge: TransactionRow | null,
+  ): Promise<RowAndRecord | undefined> {
     // Locked before its transactions are read: two refunds of its charges at once sync in turn.
-    const row = (await repo.lockInvoice(ex, merchantId, invoiceId)) ?? null;
-    if (!row || row.status === "DELETED") return;
-    const failed = failedChargeId ? await this.transactions.find(ex, merchantId, failedChargeId) : null;
-    const update = await columnsFromTransactions(ex, row, failed ?? null, () => this.clock.timestamp(merchantId));
-    if (Object.keys(update).length === 0) return;
+    const row = await repo.lockInvoice(ex, merchantId, invoiceId);
+    if (!row || row.status === "DELETED") return undefined;
+    const update = await columnsFromTransactions(ex, row, failedCharge, () => this.clock.timestamp(merchantId));
+    if (Object.keys(update).length === 0) return undefined;
     update.updated_at = await this.clock.timestamp(merchantId);
     await repo.updateInvoiceColumns(ex, row.id, update);
     // The row as that UPDATE left it (it wrote only these columns; undefined as NULL): not read back.
     const written = Object.fromEntries(Object.entries(update).map(([column, value]) => [column, value ?? null]));
     const fresh: InvoiceRow = { ...row, ...written };
     const record = await this.record(ex, fresh);
-    // Kept until pay() (or the next sync of this invoice in this unit) takes it: nothing writes
-    // to the invoice or its transactions between this emit and pay()'s answer.
-    let synced = this.synced.get(ex);
-    if (!synced) this.synced.set(ex, (synced = new Map()));
-    synced.set(row.id, { row: fresh, record });
     await this.events.emit(ex, { merchantId, name: "update_invoice", record });
+    return { row: fresh, record };
   }
 
   /**
