@@ -214,7 +214,14 @@ export class CreditCard implements CreditCardFields {
     if (!isDeclineCode(reason) || DECLINE_REASONS[reason].method !== "card") {
       throw new TypeError(`decliningTestCreditCard: expected a card decline code, got ${JSON.stringify(reason)}.`);
     }
-    const fields = { personName: "Joan Parsnip", cardNumber: "4111111111111111", cardExp: "1230", addressZip: "32822" };
+    // A street too, so it tokenizes for merchants that check the street (avs_street).
+    const fields = {
+      personName: "Joan Parsnip",
+      cardNumber: "4111111111111111",
+      cardExp: "1230",
+      addressZip: "32822",
+      address1: "1 Main Street",
+    };
     if (reason === "incorrect_zip") return new CreditCard({ ...fields, addressZip: AVS_TEST_VALUES.zipNoMatch });
     if (reason === "incorrect_address") return new CreditCard({ ...fields, address1: AVS_TEST_VALUES.streetNoMatch });
     const card = TEST_CARDS.find((entry) => entry.brand === "visa" && entry.outcome === reason)!;

@@ -34,6 +34,9 @@ export type PayJsLibraryErrorCode =
 /** Every code a PayJsError can carry: the API's error codes plus the library's own. */
 export type PayJsErrorCode = ApiErrorCode | PayJsLibraryErrorCode;
 
+/** What one of the issuer's checks (AVS street, AVS postal code, CVV) answered. */
+export type CheckResult = "match" | "no_match" | "unavailable" | "not_provided";
+
 /** Field name → messages; the same names and messages the API reports in a 422. */
 export type PayJsErrorFields = Record<string, string[]>;
 
@@ -281,7 +284,16 @@ export interface Transaction {
   auth_id: string | null;
   issuer_auth_code: string | null;
   message: string | null;
-  decline_code: string | null;
+  /** Why the processor declined (a DeclineCode), null on approval. */
+  decline_code: DeclineCode | null;
+  /** The AVS result code of a card authorization (Y, A, Z, B, P, N, U); null for banks and children. */
+  avs_response: string | null;
+  avs_message: string | null;
+  /** The CVV result code (M, N, U, P: no CVV given); null for banks and children. */
+  cvv_response: string | null;
+  avs_street_result: CheckResult | null;
+  avs_zip_result: CheckResult | null;
+  cvv_result: CheckResult | null;
   meta: Record<string, unknown>;
   is_manual: boolean;
   is_merchant_present: boolean;

@@ -8,6 +8,7 @@ import { detectBrand, digitsOnly } from "../../packages/rules/card-rules";
 import { MESSAGES } from "../../packages/rules/messages";
 import { addError, CUSTOMER_FIELDS, validateAvs, validateTokenizeInput } from "../../packages/rules/validation";
 import { bankOutcome, findTestCard, type Outcome } from "../../packages/rules/test-data";
+import { cvvCheck } from "../../packages/rules/checks";
 import { customerRecord, type CustomerInput, type CustomerRow, type CustomerService } from "./customers";
 import { ApiError, assertValid, invalidState, notFound } from "../domain/errors";
 import type { PaymentMethodRecord } from "../domain/schemas/records";
@@ -182,6 +183,8 @@ export class PaymentMethodService {
       address_zip: input.address_zip ?? null,
       address_1: input.address_1 ?? null,
       has_cvv: isCard && input.card_cvv ? 1 : 0,
+      // The CVV is checked here, where it is seen once: only the result is kept.
+      cvv_result: isCard ? cvvCheck(input.card_cvv) : null,
       fingerprint,
       outcome,
       created_at: timestamp,

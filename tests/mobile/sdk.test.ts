@@ -239,6 +239,21 @@ describe("charging the payment method from the backend", () => {
     },
   );
 
+  test("decliningTestCreditCard(incorrect_zip / incorrect_address) is declined when the merchant checks AVS", async () => {
+    const settings = (body: Record<string, boolean>) =>
+      ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, { body, auth: false });
+    await settings({ avs_zip: true, avs_street: true });
+    try {
+      for (const code of ["incorrect_zip", "incorrect_address"] as const) {
+        const pm = paymentMethodOf(await api.tokenize(decliningTestCreditCard(code)));
+        const charged = await charge(pm.id);
+        expect([charged.status, charged.body.decline_code]).toEqual([402, code]);
+      }
+    } finally {
+      await settings({ avs_zip: false, avs_street: false });
+    }
+  });
+
   test.each(["R01", "R02", "R03", "R04"] as const)(
     "decliningTestBankAccount(%s) tokenizes, and the bank returns its charge with that code",
     async (code) => {

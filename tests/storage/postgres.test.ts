@@ -493,7 +493,9 @@ describePostgres("outbox numbers on PostgreSQL, upgraded", () => {
         await insertMerchant(db, "m1", now);
         await db.run(sql`INSERT INTO sms (id, merchant_id, to_phone, body, created_at, seq)
           VALUES (${"old"}, ${"m1"}, ${"5555550100"}, ${"b"}, ${now}, ${41})`);
-        expect(await migratePostgres(db)).toEqual([36]);
+        expect(await migratePostgres(db)).toEqual(
+          POSTGRES_MIGRATIONS.filter((migration) => migration.version >= 36).map((migration) => migration.version),
+        );
         await insertSms(db, {
           id: "new",
           merchantId: "m1",

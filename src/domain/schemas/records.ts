@@ -91,6 +91,12 @@ export const PaymentMethodRecord = t.Object(
   { title: "PaymentMethod" },
 );
 
+/** One issuer check's result (packages/rules/checks.ts). */
+export const CheckResultSchema = t.Union(
+  [t.Literal("match"), t.Literal("no_match"), t.Literal("unavailable"), t.Literal("not_provided")],
+  { description: "What the issuer's check answered" },
+);
+
 const transactionFields = {
   id: t.String(),
   parent_id: Nullable(t.String()),
@@ -123,6 +129,14 @@ const transactionFields = {
   issuer_auth_code: Nullable(t.String()),
   message: Nullable(t.String()),
   decline_code: Nullable(t.String()),
+  avs_response: Nullable(
+    t.String({ description: "AVS result code of a card authorization: Y, A, Z, B, P, N or U (null: none)" }),
+  ),
+  avs_message: Nullable(t.String({ description: "What avs_response means" })),
+  cvv_response: Nullable(t.String({ description: "CVV result code: M, N, U or P (no CVV given); null: none" })),
+  avs_street_result: Nullable(CheckResultSchema),
+  avs_zip_result: Nullable(CheckResultSchema),
+  cvv_result: Nullable(CheckResultSchema),
   meta: Meta,
   is_manual: t.Boolean(),
   is_merchant_present: t.Boolean(),

@@ -1,5 +1,6 @@
 import type { CardBrand } from "../../../packages/rules/card-rules";
 import type { Outcome } from "../../../packages/rules/test-data";
+import type { CheckResult } from "../../../packages/rules/checks";
 import { sql, type Executor } from "../database";
 import { insertionOrder } from "./order";
 
@@ -20,6 +21,8 @@ export interface PaymentMethodRow {
   address_zip: string | null;
   address_1: string | null;
   has_cvv: number;
+  /** The CVV check's result, decided at tokenize (the CVV is never kept); null before migration 037. */
+  cvv_result: CheckResult | null;
   fingerprint: string;
   outcome: Outcome;
   nickname: string;
@@ -65,10 +68,10 @@ export async function insertPaymentMethod(
   await ex.run(
     sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four,
           card_exp, bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip, address_1,
-          has_cvv, fingerprint, outcome, created_at, updated_at)
+          has_cvv, cvv_result, fingerprint, outcome, created_at, updated_at)
         VALUES (${p.id}, ${p.merchant_id}, ${p.customer_id}, ${p.method}, ${p.person_name}, ${p.card_type},
           ${p.card_last_four}, ${p.card_exp}, ${p.bank_name}, ${p.bank_type}, ${p.bank_holder_type},
-          ${p.bank_last_four}, ${p.bank_routing}, ${p.address_zip}, ${p.address_1}, ${p.has_cvv}, ${p.fingerprint},
+          ${p.bank_last_four}, ${p.bank_routing}, ${p.address_zip}, ${p.address_1}, ${p.has_cvv}, ${p.cvv_result}, ${p.fingerprint},
           ${p.outcome}, ${p.created_at}, ${p.updated_at})`,
   );
 }

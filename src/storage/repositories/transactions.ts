@@ -2,6 +2,7 @@ import { sql, type Executor, type Sql } from "../database";
 import type { CustomerRow } from "./customers";
 import type { PaymentMethodRow } from "./payment-methods";
 import { containsText, insertionOrder } from "./order";
+import type { CheckResult } from "../../../packages/rules/checks";
 
 export type TransactionType = "charge" | "pre_auth" | "capture" | "void" | "refund";
 
@@ -21,6 +22,10 @@ export interface TransactionRow {
   issuer_auth_code: string | null;
   message: string | null;
   decline_code: string | null;
+  /** What the issuer's checks answered (packages/rules/checks.ts): card authorizations only, else null. */
+  avs_street_result: CheckResult | null;
+  avs_zip_result: CheckResult | null;
+  cvv_result: CheckResult | null;
   meta: string;
   is_manual: number;
   is_merchant_present: number;
@@ -131,6 +136,9 @@ export type NewCharge = Pick<
   | "issuer_auth_code"
   | "message"
   | "decline_code"
+  | "avs_street_result"
+  | "avs_zip_result"
+  | "cvv_result"
   | "meta"
   | "is_merchant_present"
   | "reference_id"
@@ -149,11 +157,12 @@ export type NewCharge = Pick<
 export async function insertCharge(ex: Executor, c: NewCharge): Promise<TransactionRow> {
   await ex.run(
     sql`INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method,
-    type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, meta, is_merchant_present,
-    reference_id, source, pre_auth, receipt_email_at, created_at, updated_at)
+    type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, avs_street_result,
+    avs_zip_result, cvv_result, meta, is_merchant_present, reference_id, source, pre_auth, receipt_email_at, created_at,
+    updated_at)
   VALUES (${c.id}, ${c.merchant_id}, ${c.invoice_id}, ${c.customer_id}, ${c.payment_method_id}, ${c.method}, ${c.type},
     ${c.success}, ${c.total_cents}, ${c.last_four}, ${c.auth_id}, ${c.issuer_auth_code}, ${c.message}, ${c.decline_code},
-    ${c.meta}, ${c.is_merchant_present}, ${c.reference_id}, ${c.source}, ${c.pre_auth}, ${c.receipt_email_at},
+    ${c.avs_street_result}, ${c.avs_zip_result}, ${c.cvv_result}, ${c.meta}, ${c.is_merchant_present}, ${c.reference_id}, ${c.source}, ${c.pre_auth}, ${c.receipt_email_at},
     ${c.created_at}, ${c.updated_at})`,
   );
   return {

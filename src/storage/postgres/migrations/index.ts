@@ -16,6 +16,7 @@ import m033 from "./033_email_sender_name.sql" with { type: "text" };
 import m034 from "./034_outbox_seq.sql" with { type: "text" };
 import m035 from "./035_transaction_count_slots.sql" with { type: "text" };
 import m036 from "./036_outbox_numbers.sql" with { type: "text" };
+import m037 from "./037_check_results_and_outcomes.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -33,4 +34,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 35, name: "035_transaction_count_slots", sql: m035 },
   // PostgreSQL only: on SQLite one writer makes MAX(seq) + 1 a new number.
   { version: 36, name: "036_outbox_numbers", sql: m036 },
+  { version: 37, name: "037_check_results_and_outcomes", sql: m037 },
 ];

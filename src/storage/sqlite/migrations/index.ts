@@ -18,6 +18,7 @@ import m031 from "./031_invoice_transactions.sql" with { type: "text" };
 import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 import m033 from "./033_email_sender_name.sql" with { type: "text" };
 import m034 from "./034_outbox_seq.sql" with { type: "text" };
+import m037 from "./037_check_results_and_outcomes.sql" with { type: "text" };
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -35,4 +36,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 32, name: "032_lookup_indexes", sql: m032 },
   { version: 33, name: "033_email_sender_name", sql: m033 },
   { version: 34, name: "034_outbox_seq", sql: m034 },
+  { version: 37, name: "037_check_results_and_outcomes", sql: m037 },
 ];
