@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { charge, tokenize, waitFor, type TestContext } from "../support/app";
-import { HAS_CHROMIUM } from "../support/browser";
+import AxeBuilder from "@axe-core/playwright";
+import { artifactPath, HAS_CHROMIUM } from "../support/browser";
 import { startDashboardBrowser, type DashboardBrowser } from "../support/dashboard";
 import type { Receiver } from "../support/webhook-receiver";
 
@@ -30,11 +31,15 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
 
   const go = (path: string) => dash.go(path);
 
-  /** Waits for an action form's answer and returns its text and tone. */
+  /**
+   * Waits for an action form's answer and returns its text and tone: the result slot's message,
+   * or the errors under the fields (each shows once, there, and the slot stays empty).
+   */
   async function answerOf(form: string): Promise<{ ok: boolean; text: string }> {
-    const slot = page.locator(`${form} .result:not(:empty)`);
-    await slot.waitFor({ timeout: 10_000 });
-    return { ok: (await slot.getAttribute("class"))!.includes("ok"), text: await slot.innerText() };
+    const shown = page.locator(`${form} .result:not(:empty), ${form} .field-error`);
+    await shown.first().waitFor({ timeout: 10_000 });
+    const tone = (await page.locator(`${form} .result`).first().getAttribute("class"))!.split(" ");
+    return { ok: tone.includes("ok"), text: (await shown.allInnerTexts()).join(" ") };
   }
 
   async function preAuth(total: number) {
@@ -77,6 +82,47 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
     expect(await page.locator("#capture-form .field-error").innerText()).toContain("10.00, the amount authorized");
     expect(await page.locator("#capture-form input[name=total]").getAttribute("aria-invalid")).toBe("true");
     expect((await ctx.call("GET", `/transaction/${pre.id}`)).body.is_captured).toBe(false);
+  });
+
+  test("a refund over what remains: its error shows once, under the amount, in the label's words with the $; the field is focused", async () => {
+    const paid = (await charge(ctx, 10)).body;
+    await ctx.deps.clock.advance(ctx.merchantId, 2 * 86_400_000);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await go(`/dashboard/transactions/${paid.id}`);
+      expect(await page.locator("#refund-form label").innerText()).toContain("Refund amount ($, at most $10.00)");
+      await page.fill("#refund-form input[name=total]", "50");
+      await page.click("#refund-form button[type=submit]");
+      const answer = await answerOf("#refund-form");
+      expect(answer.ok).toBe(false);
+      const said = "The refund amount may not be greater than $10.00, the amount of this transaction not yet refunded.";
+      expect(answer.text).toBe(said);
+      // Once: under the field, nowhere else on the page (the slot by the button stays empty).
+      const main = await page.locator("main").innerText();
+      expect(main.split("may not be greater than").length - 1).toBe(1);
+      expect(await page.locator("#refund-form .result").innerText()).toBe("");
+      const input = page.locator("#refund-form input[name=total]");
+      expect(await input.getAttribute("aria-invalid")).toBe("true");
+      expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("total");
+      const note = page.locator("#refund-form .field-error");
+      expect(await input.getAttribute("aria-describedby")).toBe(await note.getAttribute("id"));
+      // Under the field: below its box, starting at the form's left edge or the field's.
+      const [field, error] = [(await input.boundingBox())!, (await note.boundingBox())!];
+      expect(error.y).toBeGreaterThanOrEqual(field.y + field.height - 1);
+      await page.screenshot({ path: artifactPath(`dashboard-refund-error-${width}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const results = await new AxeBuilder({ page }).analyze();
+    expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+    expect((await ctx.call("GET", `/transaction/${paid.id}`)).body.total_refunded).toBe(0);
+  });
+
+  test("a capture amount with three decimals is named as its label names it", async () => {
+    const pre = await preAuth(10);
+    await go(`/dashboard/transactions/${pre.id}`);
+    await page.fill("#capture-form input[name=total]", "1.234");
+    await page.click("#capture-form button[type=submit]");
+    expect((await answerOf("#capture-form")).text).toBe("The capture amount may have at most two decimal places.");
   });
 
   test("void a charge after confirming; dismissing the confirmation voids nothing", async () => {

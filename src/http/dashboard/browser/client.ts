@@ -57,7 +57,29 @@ function resultSlot(form: HTMLFormElement): HTMLElement {
   return slot;
 }
 
-function showResult(form: HTMLFormElement, ok: boolean, answer: Answer): void {
+/**
+ * A field's error in the words its label uses: the API names the field ("The total may not be
+ * greater than 10.00…"), the form calls it what its label says (`data-label`: "The refund amount
+ * …") and shows amounts as the label does, with `$` (`data-money`).
+ */
+function inLabelWords(message: string, name: string, field: HTMLElement | null): string {
+  let text = message;
+  const label = field?.dataset.label;
+  if (label) {
+    const apiName = name.replace(/[_.]/g, " ");
+    text = text.replace(new RegExp(`^The ${apiName.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "i"), `The ${label}`);
+  }
+  if (field?.dataset.money !== undefined) text = text.replace(/(^|[^$\d.,])(\d{1,3}(?:,\d{3})*\.\d{2})\b/g, "$1$$$2");
+  return text;
+}
+
+/**
+ * Shows an action's answer. Each field error shows once, under its field (which is marked
+ * invalid and described by it); the result slot next to the button holds only what no field
+ * can: the answer's message, or errors about fields the form does not have. `focus` moves to
+ * the first invalid field, for a fresh answer (not when a re-render puts the answer back).
+ */
+function showResult(form: HTMLFormElement, ok: boolean, answer: Answer, focus = false): void {
   const details = form.closest("details");
   if (details) details.open = true;
   for (const old of form.querySelectorAll(".field-error")) old.remove();
@@ -65,22 +87,26 @@ function showResult(form: HTMLFormElement, ok: boolean, answer: Answer): void {
   const slot = resultSlot(form);
   slot.className = `result ${ok ? "ok" : "bad"}`;
   slot.setAttribute("role", ok ? "status" : "alert");
-  slot.textContent = answer.message ?? (ok ? "Done." : "The action failed.");
-  for (const [name, messages] of Object.entries(answer.errors ?? {})) {
+  const errors = Object.entries(answer.errors ?? {});
+  slot.textContent = errors.length > 0 ? "" : (answer.message ?? (ok ? "Done." : "The action failed."));
+  let first: HTMLElement | null = null;
+  for (const [name, messages] of errors) {
     const field = form.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`);
     const note = document.createElement("span");
     note.className = "field-error";
     // getAttribute, not form.id: a control named "id" (a custom field's id) shadows the property.
     note.id = `${form.getAttribute("id") || "form"}-${name}-error`;
-    note.textContent = messages.join(" ");
+    note.textContent = messages.map((message) => inLabelWords(message, name, field)).join(" ");
     if (field) {
       field.setAttribute("aria-invalid", "true");
       field.setAttribute("aria-describedby", note.id);
       (field.closest("label") ?? field).after(note);
+      first ??= field;
     } else {
-      slot.append(" ", note);
+      slot.append(slot.textContent ? " " : "", note);
     }
   }
+  if (focus && first) first.focus();
 }
 
 /** The form's fields as JSON: checkboxes as booleans, empty fields left out. */
@@ -107,6 +133,8 @@ document.addEventListener("submit", async (event) => {
   // The previous answer goes at once: what shows next is this submission's.
   const previous = form.querySelector<HTMLElement>(":scope .result");
   if (previous) previous.textContent = "";
+  for (const old of form.querySelectorAll(".field-error")) old.remove();
+  for (const field of form.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
   answers.delete(formKey(form));
   const buttons = Array.from(form.querySelectorAll<HTMLButtonElement>("button[type=submit], button:not([type])"));
   for (const button of buttons) button.disabled = true;
@@ -128,7 +156,7 @@ document.addEventListener("submit", async (event) => {
   if (!response.ok) {
     const failed = { ...answer, message: answer.message ?? `The action failed (${response.status}).` };
     answers.set(formKey(form), { ok: false, answer: failed });
-    return showResult(form, false, failed);
+    return showResult(form, false, failed, true);
   }
   if (answer.redirect) return location.assign(answer.redirect);
   // Re-render the page, then show the answer next to the same action (found again by its key).

@@ -221,8 +221,15 @@ function transactionActions(t: Transaction, hosted: TransactionExtras["hosted"])
       capturable
         ? html`<form method="post" novalidate action="${base}/capture" id="capture-form">
             <label
-              >Capture amount (USD)
-              <input name="total" inputmode="decimal" value="${t.total.toFixed(2)}" size="10" required
+              >Capture amount ($)
+              <input
+                name="total"
+                inputmode="decimal"
+                value="${t.total.toFixed(2)}"
+                size="10"
+                required
+                data-label="capture amount"
+                data-money
             /></label>
             <button type="submit" class="primary">Capture</button>
             <span class="result" role="status"></span>
@@ -247,8 +254,15 @@ function transactionActions(t: Transaction, hosted: TransactionExtras["hosted"])
       t.is_refundable
         ? html`<form method="post" novalidate action="${base}/refund" id="refund-form">
             <label
-              >Refund amount (USD, at most ${money(remaining)})
-              <input name="total" inputmode="decimal" value="${remaining.toFixed(2)}" size="10" required
+              >Refund amount ($, at most ${money(remaining)})
+              <input
+                name="total"
+                inputmode="decimal"
+                value="${remaining.toFixed(2)}"
+                size="10"
+                required
+                data-label="refund amount"
+                data-money
             /></label>
             <button type="submit">Refund</button>
             <span class="result" role="status"></span>
@@ -256,12 +270,17 @@ function transactionActions(t: Transaction, hosted: TransactionExtras["hosted"])
         : settleHint
     }
     <form method="post" novalidate action="${base}/receipt-email" id="receipt-email-form">
-      <label>Receipt e-mail to <input name="email" type="email" value="${c.email ?? ""}" size="24" /></label>
+      <label
+        >Receipt e-mail to
+        <input name="email" type="email" value="${c.email ?? ""}" size="24" data-label="receipt e-mail address"
+      /></label>
       <button type="submit">Send receipt e-mail</button>
       <span class="result" role="status"></span>
     </form>
     <form method="post" novalidate action="${base}/receipt-sms" id="receipt-sms-form">
-      <label>Receipt SMS to <input name="phone" type="tel" value="${c.phone ?? ""}" size="14" /></label>
+      <label
+        >Receipt SMS to <input name="phone" type="tel" value="${c.phone ?? ""}" size="14" data-label="SMS number"
+      /></label>
       <button type="submit">Send receipt SMS</button>
       <span class="result" role="status"></span>
     </form>
