@@ -211,6 +211,31 @@ describe("POST /charge", () => {
     expect(Object.keys(res.body.errors)).toEqual(["meta"]);
   });
 
+  test("meta of another type is a 422 beside the other fields' errors, never reshaped into an object; null is none", async () => {
+    const pm = await tokenize(ctx);
+    // Elysia's normalizer would have made these {"0": "s"}, {} and {"0": 1} (and let them through).
+    for (const meta of ["s", 5, true, [1, 2]]) {
+      const res = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: "ten", meta } });
+      expect(res.status).toBe(422);
+      expect(res.body.errors.meta).toEqual(["The meta must be an object."]);
+      expect(Object.keys(res.body.errors).sort()).toEqual(["meta", "total"]);
+    }
+    const none = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 1, meta: null } });
+    expect([none.status, none.body.meta]).toEqual([200, {}]);
+  });
+
+  test("meta keeps its members' order, big numbers as JSON.parse reads them, and keys like __proto__", async () => {
+    const pm = await tokenize(ctx);
+    const raw = `{"payment_method_id":"${pm.id}","total":1,"meta":{"z":1,"a":{"__proto__":{"x":1},"constructor":2},"big":12345678901234567890,"m":[]}}`;
+    const res = await ctx.call("POST", "/charge", { raw });
+    expect(res.status).toBe(200);
+    const sent = JSON.parse(raw).meta;
+    for (const meta of [res.body.meta, (await ctx.call("GET", `/transaction/${res.body.id}`)).body.meta]) {
+      expect(JSON.stringify(meta)).toBe(JSON.stringify(sent));
+      expect(Object.keys(meta.a)).toEqual(["__proto__", "constructor"]);
+    }
+  });
+
   test("a deleted payment method cannot be charged", async () => {
     const pm = await tokenize(ctx);
     const deleted = await ctx.call("DELETE", `/payment-method/${pm.id}`);

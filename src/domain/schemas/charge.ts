@@ -1,5 +1,17 @@
 import { t } from "elysia";
-import { Meta } from "./records";
+
+/**
+ * `meta` as a request sends it: the parsed value itself. Elysia's schema normalization would
+ * reshape a wrong type to fit an object schema ([1] → {"0": 1}, "s" → {"0": "s"}, 5 → {}), so
+ * the route takes it unnormalized and checks it (validateMeta of packages/rules: an object, or a
+ * 422 naming meta), and stores it exactly as given.
+ */
+export const MetaInput = t.Unknown({
+  title: "MetaInput",
+  description:
+    "An object, free-form: reference, memo, subtotal, tax, lineItems and any other member, kept as given. Any other value is a 422 naming meta.",
+  examples: [{ reference: "A-1", tax: 0.5 }],
+});
 
 export const ChargeBody = t.Object(
   {
@@ -9,7 +21,7 @@ export const ChargeBody = t.Object(
       examples: [10.5, "10.50"],
     }),
     pre_auth: t.Optional(t.Boolean({ description: "Authorize only; capture later with /transaction/{id}/capture" })),
-    meta: t.Optional(Meta),
+    meta: t.Optional(MetaInput),
     invoice_id: t.Optional(t.String({ description: "An invoice of the merchant this charge pays" })),
     idempotency_id: t.Optional(t.String({ description: "Same as the Idempotency-Key header" })),
   },

@@ -4,7 +4,7 @@
  *
  * - Which content type the app's body parser reads. The plugin lists a request body's content
  *   types from the route's parsers and skips function parsers (elysiajs/elysia#1720, #1825), so
- *   with our one function parser (size cap, raw body, `malformed_json`) every body came out as
+ *   with our one function parser (size cap, NUL and depth checks, `malformed_json`) every body came out as
  *   `"content": {}`. The parser is documented as what it is: `application/json`.
  * - Which schemas are shared shapes. A schema with a `title` (models.ts: `t.Object({...}, { title:
  *   "Transaction" })`) is listed once under `components.schemas` and referenced with `$ref`

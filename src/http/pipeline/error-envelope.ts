@@ -14,7 +14,6 @@ import type { FieldErrors } from "../../../packages/rules/validation";
 import { ApiError, ValidationFailed } from "../../domain/errors";
 import { Elysia } from "elysia";
 import type { Logger } from "../../lib/logger";
-import { rawBody } from "../raw-body";
 import { TOO_LARGE_MESSAGE } from "./body";
 import { requestIdOf } from "./request-id";
 
@@ -34,8 +33,9 @@ function failedBuildingValidationError(error: unknown): boolean {
   return error instanceof TypeError && /\bnew ValidationError\b/.test(error.stack ?? "");
 }
 
-/** Top-level members whose value (at any depth) cannot be turned into text. */
-function fieldsWithoutTextForm(body: Record<string, unknown>): string[] {
+/** Top-level members of a parsed body whose value (at any depth) cannot be turned into text. */
+function fieldsWithoutTextForm(body: unknown): string[] {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return [];
   const hostile = (value: unknown, depth: number): boolean => {
     if (value === null || typeof value !== "object" || depth > 32) return false;
     const own = value as Record<string, unknown>;
@@ -44,7 +44,8 @@ function fieldsWithoutTextForm(body: Record<string, unknown>): string[] {
     }
     return Object.values(own).some((child) => hostile(child, depth + 1));
   };
-  return Object.keys(body).filter((key) => hostile(body[key], 0));
+  const members = body as Record<string, unknown>;
+  return Object.keys(members).filter((key) => hostile(members[key], 0));
 }
 
 /** The value at a JSON pointer ("/meta/tax") inside a parsed body. */
@@ -73,6 +74,7 @@ export function renderError(
   requestId: string,
   log: Logger,
   request?: Request,
+  body?: unknown,
 ): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
   let apiError: ApiError;
   // Elysia wraps what a parser throws in its ParseError; the original is the cause.
@@ -112,7 +114,7 @@ export function renderError(
   } else if (failedBuildingValidationError(error)) {
     // Elysia's validation message interpolates the bad value, which throws for an object whose
     // own toString/valueOf is not a function ({"toString": null}); it is still a wrong type.
-    const fields = request ? fieldsWithoutTextForm(rawBody(request)) : [];
+    const fields = fieldsWithoutTextForm(body);
     const errors: FieldErrors = {};
     for (const field of fields.length ? fields : ["body"])
       errors[field] = [`The ${field} has a value of the wrong type.`];
@@ -137,7 +139,9 @@ export function errorEnvelope(deps: { log: Logger }) {
   return new Elysia({ name: "error-envelope" }).onError({ as: "global" }, (context) => {
     const { code, error, request, set } = context;
     const id = requestIdOf(context);
-    const rendered = renderError(code, error, id, deps.log, request);
+    // The parsed body, when the error came after parsing (Elysia's context holds it from then on).
+    const body = (context as { body?: unknown }).body;
+    const rendered = renderError(code, error, id, deps.log, request, body);
     // Every 5xx is logged with its request id, whether or not request lines are on.
     if (rendered.status >= 500) {
       deps.log.error(`${request.method} ${new URL(request.url).pathname} ${rendered.status} request ${id}`);

@@ -9,7 +9,6 @@
  */
 import { Elysia } from "elysia";
 import { ApiError, ValidationFailed } from "../../domain/errors";
-import { rememberRawBody } from "../raw-body";
 import { readBody } from "./body";
 import { NUL_MESSAGE } from "./messages";
 
@@ -50,7 +49,6 @@ function holdsNul(value: unknown): boolean {
 export async function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
   const text = await readBody(request);
   if (text.trim() === "") return {};
-  rememberRawBody(request, text);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import { parseTotalCents, validateMeta } from "../../../packages/rules/validation";
 import { merchantAuth } from "../auth";
 import { idempotency } from "../idempotency";
-import { rawBody } from "../raw-body";
 import type { AppDeps } from "../deps";
 import { ApiError, assertValid } from "../../domain/errors";
 import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../../domain/schemas/records";
@@ -16,11 +15,11 @@ export function chargeRoutes(deps: AppDeps) {
     .use(idempotency(deps))
     .post(
       "/charge",
-      ({ merchant, body, request, idempotently }) =>
+      ({ merchant, body, idempotently }) =>
         idempotently(async (tx) => {
           const total = parseTotalCents(body.total);
-          // meta is kept exactly as sent (the schema normalizer would reshape a wrong type).
-          const meta = rawBody(request).meta ?? {};
+          // meta as parsed (MetaInput is not normalized): an object is stored exactly as sent.
+          const meta = body.meta ?? {};
           const errors = validateMeta(meta);
           if ("error" in total) errors.total = [total.error];
           assertValid(errors);
