@@ -416,13 +416,21 @@ describe.skipIf(!HAS_CHROMIUM)("PayJs as the specification types it, in Chromium
           code: e.code,
           message: e.message,
           invoice: e.invoice,
+          declineCode: e.declineCode,
+          retryable: e.retryable,
           // What pages written for the live library read: its rejection is the invoice itself.
           live: { message: e.child_transactions[0].message, attempt: e.payment_attempt_message, id: e.id },
           keys: Object.keys(e).sort(),
         }),
       );
     }, CARD_DETAILS);
-    expect(declined).toMatchObject({ name: "PayJsError", code: "payment_declined" });
+    // 4012888888881881 is the generic decline: a retry with the same card would decline again.
+    expect(declined).toMatchObject({
+      name: "PayJsError",
+      code: "payment_declined",
+      declineCode: "decline",
+      retryable: false,
+    });
     expect(declined!.invoice).toMatchObject({ status: "ATTEMPTED", total: 4.25, payment_attempt_failed: true });
     expect(declined!.invoice.payment_attempt_message).not.toBe("");
     expect(declined!.live).toEqual({
@@ -430,7 +438,7 @@ describe.skipIf(!HAS_CHROMIUM)("PayJs as the specification types it, in Chromium
       attempt: declined!.invoice.payment_attempt_message,
       id: declined!.invoice.id,
     });
-    expect(declined!.keys).toEqual(["code", "invoice", "name"]);
+    expect(declined!.keys).toEqual(["code", "declineCode", "invoice", "name", "retryable"]);
     const stored = await ctx.call("GET", `/invoice/${declined!.invoice.id}`);
     expect(stored.body).toMatchObject({
       payment_attempt_failed: true,
