@@ -459,6 +459,78 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     }
   });
 
+  test("the try it page's card frames look like its other fields: one border, the same font and height, styled through payjs's style option", async () => {
+    const context = await dash.browser.newContext();
+    const page = await context.newPage();
+    try {
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`${url}/dashboard/try`);
+        await page.waitForSelector("#try-it[data-ready=true]", { timeout: 15_000 });
+        const month = await page.evaluate(() => {
+          const input = document.querySelector<HTMLInputElement>("#try-form input[name=month]")!;
+          const style = getComputedStyle(input);
+          return {
+            fontSize: style.fontSize,
+            fontFamily: style.fontFamily,
+            height: input.getBoundingClientRect().height,
+          };
+        });
+        for (const id of ["card-number", "card-cvv"]) {
+          const outside = await page.evaluate((id) => {
+            const container = document.getElementById(id)!;
+            const frame = container.querySelector("iframe")!;
+            const border = (element: Element) => getComputedStyle(element).borderTopWidth;
+            return {
+              container: border(container),
+              frame: border(frame),
+              label: getComputedStyle(container.parentElement!).fontSize,
+              height: frame.getBoundingClientRect().height,
+            };
+          }, id);
+          // No border around the frame: the input inside draws the only one.
+          expect(outside.container).toBe("0px");
+          expect(outside.frame).toBe("0px");
+          const inside = await page
+            .frameLocator(`#${id} iframe`)
+            .locator("input")
+            .evaluate((input: HTMLInputElement) => {
+              const style = getComputedStyle(input);
+              return {
+                border: style.borderTopWidth,
+                fontSize: style.fontSize,
+                fontFamily: style.fontFamily,
+                // Set by payjs from the style option (the frame's own stylesheet says 16px).
+                given: input.style.fontSize,
+              };
+            });
+          expect(inside.border).toBe("1px");
+          expect(inside.fontSize).toBe(month.fontSize);
+          expect(inside.fontFamily).toBe(month.fontFamily);
+          expect(inside.given).toBe(month.fontSize);
+          expect(Math.abs(outside.height - month.height)).toBeLessThanOrEqual(1);
+        }
+        if (width === 1280) {
+          const results = await new AxeBuilder({ page }).exclude("iframe").analyze();
+          expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+        }
+        // Keyboard: from the card number, Tab goes to the CVV frame, then to the month.
+        await page.frameLocator("#card-number iframe").locator("input").focus();
+        await page.keyboard.press("Tab");
+        const cvvFocused = await page
+          .frameLocator("#card-cvv iframe")
+          .locator("input")
+          .evaluate((input) => document.hasFocus() && document.activeElement === input);
+        expect(cvvFocused).toBe(true);
+        await page.keyboard.press("Tab");
+        expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("month");
+        await page.screenshot({ path: artifactPath(`dashboard-try-it-fields-${width}.png`) });
+      }
+    } finally {
+      await context.close();
+    }
+  }, 40_000);
+
   test("the try it page takes a payment with payjs and links to the transaction", async () => {
     const { page, errors } = await open("/dashboard/try");
     try {

@@ -61,7 +61,8 @@ iframe.mail { width: 100%; height: 640px; border: 1px solid var(--line); border-
 .split { display: grid; grid-template-columns: 360px minmax(0, 1fr); gap: 14px; }
 .split .list a { display: block; padding: 8px 10px; border-bottom: 1px solid var(--line); color: var(--ink); }
 .split .list a.current { background: #eef4ff; }
-.field-frame { height: 42px; border: 1px solid #d0d5dd; border-radius: 6px; background: #fff; padding: 0 4px; }
+/* The Try it page's card fields: a label over a bare container; the frame inside draws the field. */
+.frame-field { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 3px; }
 form.stack { display: grid; gap: 10px; max-width: 520px; }
 .result { margin-top: 12px; }
 .flash { padding: 10px 14px; border-radius: 8px; background: #ecfdf3; color: var(--ok); margin-bottom: 14px; }

@@ -36,13 +36,31 @@ function show(kind: "ok" | "bad" | "info", lines: (string | [string, string])[])
   result.append(box);
 }
 
+/**
+ * The look of this page's own fields (the month input's computed style), for payjs's `style`
+ * option: what an integrator passes so the card frames match the rest of the form.
+ */
+function fieldStyle(): Record<string, string> {
+  const field = getComputedStyle(form.querySelector("input[name=month]")!);
+  return {
+    fontFamily: field.fontFamily,
+    fontSize: field.fontSize,
+    lineHeight: field.lineHeight,
+    color: field.color,
+    padding: field.padding,
+    border: `${field.borderTopWidth} ${field.borderTopStyle} ${field.borderTopColor}`,
+    borderRadius: field.borderTopLeftRadius,
+    backgroundColor: field.backgroundColor,
+  };
+}
+
 const PayJs = (window as unknown as { PayJs?: new (token: string, options: unknown) => any }).PayJs;
 if (!PayJs) {
   status.textContent = "payjs.js did not load.";
 } else {
   const payjs = new PayJs(root.dataset.token ?? "", {
-    number: { id: "card-number", format: "prettyFormat", placeholder: "4111 1111 1111 1111" },
-    cvv: { id: "card-cvv", placeholder: "CVV" },
+    number: { id: "card-number", format: "prettyFormat", placeholder: "4111 1111 1111 1111", style: fieldStyle() },
+    cvv: { id: "card-cvv", placeholder: "CVV", style: fieldStyle() },
   });
   payjs.on("card_form_complete", () => {
     status.textContent = "Card complete.";

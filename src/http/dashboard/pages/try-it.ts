@@ -1,6 +1,10 @@
 import { html, type Renderable } from "../../../lib/html";
 
-/** The "try it" page: a real payjs card form (frames served by this sandbox) and pay(). */
+/**
+ * The "try it" page: a real payjs card form (frames served by this sandbox) and pay(). The frame
+ * containers are bare: the frames draw the only border, styled like the page's other fields
+ * through payjs's public `style` option (browser/try.ts), as docs/payjs.md tells integrators.
+ */
 export function tryItPage(token: string): Renderable {
   const year = String(new Date().getUTCFullYear() + 4);
   return html`<h1>Try a payment</h1>
@@ -11,14 +15,14 @@ export function tryItPage(token: string): Renderable {
     </p>
     <div id="try-it" data-token="${token}" class="split">
       <form id="try-form" class="stack card">
-        <label
-          >Card number
-          <div id="card-number" class="field-frame"></div
-        ></label>
-        <label
-          >CVV
-          <div id="card-cvv" class="field-frame"></div
-        ></label>
+        <div class="frame-field">
+          <span id="card-number-label">Card number</span>
+          <div id="card-number" role="group" aria-labelledby="card-number-label"></div>
+        </div>
+        <div class="frame-field">
+          <span id="card-cvv-label">CVV</span>
+          <div id="card-cvv" role="group" aria-labelledby="card-cvv-label"></div>
+        </div>
         <div class="row">
           <label>Month <input name="month" value="12" size="3" required /></label>
           <label>Year <input name="year" value="${year}" size="5" required /></label>
