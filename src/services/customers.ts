@@ -79,27 +79,27 @@ export class CustomerService {
     private readonly events: EventBus<Executor>,
   ) {}
 
-  /** A customer of this merchant (deleted ones included), or null. */
-  async find(ex: Executor, merchantId: string, id: string): Promise<CustomerRow | null> {
-    return (await repo.findCustomer(ex, merchantId, id)) ?? null;
+  /** GET /customer/{id}: the customer's record (deleted ones too), or a 404. */
+  async get(merchantId: string, id: string, ex: Executor = this.db): Promise<Customer> {
+    return customerRecord(await this.getRow(ex, merchantId, id));
   }
 
-  /** As find, but 404 for a customer of another merchant or none. */
-  async get(ex: Executor, merchantId: string, id: string): Promise<CustomerRow> {
-    const row = await this.find(ex, merchantId, id);
+  /** The customer's record, or undefined when the merchant has none with this id. */
+  async find(merchantId: string, id: string, ex: Executor = this.db): Promise<Customer | undefined> {
+    const row = await this.findRow(ex, merchantId, id);
+    return row && customerRecord(row);
+  }
+
+  /** The stored row (deleted ones included), or a 404 for a customer of another merchant or none. */
+  async getRow(ex: Executor, merchantId: string, id: string): Promise<CustomerRow> {
+    const row = await this.findRow(ex, merchantId, id);
     if (!row) throw notFound("Customer");
     return row;
   }
 
-  /** A customer's record, or null when the merchant has none with this id. */
-  async findRecord(merchantId: string, id: string): Promise<Customer | null> {
-    const row = await this.find(this.db, merchantId, id);
-    return row ? customerRecord(row) : null;
-  }
-
-  /** GET /customer/{id}. */
-  async record(merchantId: string, id: string): Promise<Customer> {
-    return customerRecord(await this.get(this.db, merchantId, id));
+  /** The stored row (deleted ones included), or undefined. */
+  findRow(ex: Executor, merchantId: string, id: string): Promise<CustomerRow | undefined> {
+    return repo.findCustomer(ex, merchantId, id);
   }
 
   async list(merchantId: string, filters: { keywords?: string }, page: PageRequest): Promise<Listing<Customer>> {
@@ -142,7 +142,7 @@ export class CustomerService {
       created_at: now,
       updated_at: now,
     });
-    const row = (await this.find(ex, merchantId, id))!;
+    const row = (await this.findRow(ex, merchantId, id))!;
     await this.events.emit(ex, { merchantId, name: "create_customer", record: customerRecord(row) });
     return row;
   }
@@ -175,7 +175,7 @@ export class CustomerService {
     });
     assertValid(errors);
     return this.db.transaction(async (tx) => {
-      const current = await this.get(tx, merchantId, id);
+      const current = await this.getRow(tx, merchantId, id);
       if (current.deleted_at) throw notFound("Customer");
       const next: CustomerColumns = { ...current };
       for (const field of TEXT_FIELDS) if (input[field] !== undefined) next[field] = input[field]!.trim();
@@ -189,7 +189,7 @@ export class CustomerService {
       next.match_key = matchKey(next.email, next.firstname, next.lastname);
       next.updated_at = await this.clock.timestamp(merchantId);
       await repo.updateCustomer(tx, id, next);
-      const record = customerRecord(await this.get(tx, merchantId, id));
+      const record = customerRecord(await this.getRow(tx, merchantId, id));
       await this.events.emit(tx, { merchantId, name: "update_customer", record });
       return record;
     });
@@ -198,11 +198,11 @@ export class CustomerService {
   /** Soft delete: the record stays readable with deleted_at set, and leaves lists and matching. */
   async delete(merchantId: string, id: string): Promise<Customer> {
     return this.db.transaction(async (tx) => {
-      const current = await this.get(tx, merchantId, id);
+      const current = await this.getRow(tx, merchantId, id);
       if (current.deleted_at) return customerRecord(current);
       const now = await this.clock.timestamp(merchantId);
       await repo.softDeleteCustomer(tx, id, now);
-      const record = customerRecord(await this.get(tx, merchantId, id));
+      const record = customerRecord(await this.getRow(tx, merchantId, id));
       await this.events.emit(tx, { merchantId, name: "update_customer", record });
       return record;
     });

@@ -143,8 +143,8 @@ export class DashboardService {
     return transactionTotals(this.db, merchantId);
   }
 
-  transaction(merchantId: string, id: string): Promise<Transaction | null> {
-    return this.services.transactions.findRecord(merchantId, id);
+  transaction(merchantId: string, id: string): Promise<Transaction | undefined> {
+    return this.services.transactions.find(merchantId, id);
   }
 
   customers(merchantId: string, page: PageRequest, keywords?: string): Promise<Listing<Customer>> {
@@ -154,9 +154,9 @@ export class DashboardService {
   async customer(
     merchantId: string,
     id: string,
-  ): Promise<{ customer: Customer; paymentMethods: PaymentMethod[] } | null> {
-    const customer = await this.services.customers.findRecord(merchantId, id);
-    if (!customer) return null;
+  ): Promise<{ customer: Customer; paymentMethods: PaymentMethod[] } | undefined> {
+    const customer = await this.services.customers.find(merchantId, id);
+    if (!customer) return undefined;
     return { customer, paymentMethods: await this.services.paymentMethods.listForCustomer(merchantId, id) };
   }
 
@@ -193,8 +193,8 @@ export class DashboardService {
     return this.services.invoices.list(merchantId, filters, page);
   }
 
-  invoice(merchantId: string, id: string): Promise<InvoiceView | null> {
-    return this.services.invoices.findRecord(merchantId, id);
+  invoice(merchantId: string, id: string): Promise<InvoiceView | undefined> {
+    return this.services.invoices.find(merchantId, id);
   }
 
   /** Active (not deleted) webhooks, disabled ones included, newest first (the first 200). */
@@ -211,12 +211,12 @@ export class DashboardService {
     return this.services.webhooks.deliveries(merchantId, filters, page);
   }
 
-  /** One delivery of the merchant with every attempt, or null. */
-  async delivery(merchantId: string, id: string): Promise<DeliveryView | null> {
+  /** One delivery of the merchant with every attempt, or undefined. */
+  async delivery(merchantId: string, id: string): Promise<DeliveryView | undefined> {
     try {
       return await this.services.webhooks.delivery(merchantId, id);
     } catch (error) {
-      if (error instanceof ApiError && error.code === "not_found") return null;
+      if (error instanceof ApiError && error.code === "not_found") return undefined;
       throw error;
     }
   }

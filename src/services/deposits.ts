@@ -61,7 +61,7 @@ export class DepositService {
     const total = await repo.countLandedTransactions(this.db, merchantId, query);
     const rows = await repo.landedTransactions(this.db, merchantId, query, page.perPage, page.offset);
     const deposits = await repo.depositsOfBatches(this.db, merchantId, [...new Set(rows.map((row) => row.batch_id!))]);
-    const records = await this.transactions.records(this.db, rows);
+    const records = await this.transactions.toRecords(this.db, rows);
     return { rows: rows.map((row, index) => item(row, records[index]!, deposits.get(row.batch_id!)!)), total };
   }
 
@@ -69,7 +69,7 @@ export class DepositService {
     const deposit = await repo.findDepositOfBatch(this.db, merchantId, batchId);
     if (!deposit) throw new ApiError("not_found", "Deposit batch not found.", { param: "batch_id" });
     const rows = await repo.batchTransactions(this.db, merchantId, batchId, page.perPage, page.offset);
-    const records = await this.transactions.records(this.db, rows);
+    const records = await this.transactions.toRecords(this.db, rows);
     const items = rows.map((row, index) => item(row, records[index]!, deposit));
     const [record] = await this.records(merchantId, [deposit]);
     return { rows: items, total: deposit.transaction_count, deposit: record! };

@@ -50,28 +50,30 @@ export class PaymentMethodService {
     private readonly fingerprintKey: string,
   ) {}
 
-  async find(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow | null> {
-    return (await repo.findPaymentMethod(ex, merchantId, id)) ?? null;
+  /** GET /payment-method/{id}: the record, with its customer, or a 404. */
+  async get(merchantId: string, id: string, ex: Executor = this.db): Promise<PaymentMethod> {
+    return this.toRecord(ex, await this.getRow(ex, merchantId, id));
   }
 
-  async get(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow> {
-    const row = await this.find(ex, merchantId, id);
+  /** The stored row (deleted ones included), or a 404. */
+  async getRow(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow> {
+    const row = await this.findRow(ex, merchantId, id);
     if (!row) throw notFound("Payment method");
     return row;
   }
 
-  /** The record of a row, with its customer (read in `ex`, or given when the caller has it). */
-  async record(ex: Executor, row: PaymentMethodRow, customer?: CustomerRow): Promise<PaymentMethod> {
-    return paymentMethodRecord(row, customer ?? (await this.customers.get(ex, row.merchant_id, row.customer_id)));
+  /** The stored row (deleted ones included), or undefined. */
+  findRow(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow | undefined> {
+    return repo.findPaymentMethod(ex, merchantId, id);
   }
 
-  /** GET /payment-method/{id}. */
-  async show(merchantId: string, id: string): Promise<PaymentMethod> {
-    return this.record(this.db, await this.get(this.db, merchantId, id));
+  /** The record of a row, with its customer (read in `ex`, or given when the caller has it). */
+  async toRecord(ex: Executor, row: PaymentMethodRow, customer?: CustomerRow): Promise<PaymentMethod> {
+    return paymentMethodRecord(row, customer ?? (await this.customers.getRow(ex, row.merchant_id, row.customer_id)));
   }
 
   async listForCustomer(merchantId: string, customerId: string): Promise<PaymentMethod[]> {
-    const customer = await this.customers.get(this.db, merchantId, customerId);
+    const customer = await this.customers.getRow(this.db, merchantId, customerId);
     const rows = await repo.listCustomerPaymentMethods(this.db, merchantId, customerId);
     return rows.map((row) => paymentMethodRecord(row, customer));
   }
@@ -79,12 +81,12 @@ export class PaymentMethodService {
   /** Soft delete: it stays readable but can no longer be charged. */
   async delete(merchantId: string, id: string): Promise<PaymentMethod> {
     return this.db.transaction(async (tx) => {
-      const row = await this.get(tx, merchantId, id);
+      const row = await this.getRow(tx, merchantId, id);
       if (!row.deleted_at) {
         const now = await this.clock.timestamp(merchantId);
         await repo.softDeletePaymentMethod(tx, id, now);
       }
-      return this.record(tx, await this.get(tx, merchantId, id));
+      return this.toRecord(tx, await this.getRow(tx, merchantId, id));
     });
   }
 
@@ -121,7 +123,7 @@ export class PaymentMethodService {
     const raw = input as Record<string, unknown>;
     const errors = validateTokenizeInput(raw, now);
     if (typeof input.customer_id === "string" && input.customer_id !== "") {
-      if (!(await this.customers.find(ex, merchant.id, input.customer_id)))
+      if (!(await this.customers.findRow(ex, merchant.id, input.customer_id)))
         addError(errors, "customer_id", MESSAGES.customerNotFound);
     }
     validateAvs(raw, settingsOf(merchant), errors);
@@ -190,13 +192,13 @@ export class PaymentMethodService {
       created_at: timestamp,
       updated_at: timestamp,
     });
-    return this.get(ex, merchant.id, id);
+    return this.getRow(ex, merchant.id, id);
   }
 
   /** Tokenizes in the caller's unit of work and answers the record (POST /payment-method, tokenize). */
   async create(ex: Executor, merchant: MerchantRow, input: TokenizeInput): Promise<PaymentMethod> {
     const row = await this.tokenize(ex, merchant, input);
-    return this.record(ex, row);
+    return this.toRecord(ex, row);
   }
 }
 

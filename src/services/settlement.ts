@@ -227,7 +227,7 @@ export class Settlement {
       updated_at: settledAt,
     });
     for (const rootId of roots) {
-      const record = await this.transactions.recordOf(tx, merchantId, rootId);
+      const record = await this.transactions.get(merchantId, rootId, tx);
       await this.events.emit(tx, { merchantId, name: "update_transaction_settled", record });
     }
     done.batches += 1;

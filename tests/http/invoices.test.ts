@@ -326,7 +326,7 @@ describe("the invoice follows its transactions", () => {
       await events.emit(tx, {
         merchantId: ctx.merchantId,
         name: "update_transaction",
-        record: await services.transactions.recordOf(tx, ctx.merchantId, chargeId),
+        record: await services.transactions.get(ctx.merchantId, chargeId, tx),
       });
     });
     const read = (await ctx.call("GET", `/invoice/${inv.id}`)).body;

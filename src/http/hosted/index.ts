@@ -95,7 +95,7 @@ export function hostedRoutes(deps: AppDeps) {
 
   const context = async (row: InvoiceRow) => {
     const merchant = (await merchants.get(row.merchant_id))!;
-    const record = await invoices.recordFor(row);
+    const record = await invoices.toRecord(deps.db, row);
     const meta = parseJson<Record<string, unknown>>(row.meta, {});
     return {
       merchant,
@@ -126,7 +126,7 @@ export function hostedRoutes(deps: AppDeps) {
     .get(
       "/invoice/:id",
       async ({ params }) => {
-        const row = await invoices.locate(params.id);
+        const row = await invoices.findHostedRow(params.id);
         if (!row) return notFoundPage();
         await invoices.markViewed(row.merchant_id, row.id);
         const { merchant, record, meta, customFields, lineItems } = await context(row);
@@ -184,7 +184,7 @@ export function hostedRoutes(deps: AppDeps) {
     .get(
       "/pay/:id",
       async ({ params }) => {
-        const row = await invoices.locate(params.id);
+        const row = await invoices.findHostedRow(params.id);
         if (!row) return notFoundPage();
         await invoices.markViewed(row.merchant_id, row.id);
         const { merchant, record, meta, customFields, lineItems } = await context(row);

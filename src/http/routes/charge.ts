@@ -24,7 +24,7 @@ export function chargeRoutes(deps: AppDeps) {
           if ("error" in total) errors.total = [total.error];
           assertValid(errors);
           const totalCents = "cents" in total ? total.cents : 0;
-          if (body.invoice_id !== undefined && !(await invoices.exists(tx, merchant.id, body.invoice_id))) {
+          if (body.invoice_id !== undefined && !(await invoices.findRow(tx, merchant.id, body.invoice_id))) {
             throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
           }
           const { row, record } = await transactions.charge(tx, merchant.id, {

@@ -34,7 +34,7 @@ export function customerRoutes(deps: AppDeps) {
       response: { 200: CustomerRecord, ...AUTH_ERRORS },
       detail: { summary: "Create a customer" },
     })
-    .get("/:id", async ({ merchant, params }) => customers.record(merchant.id, params.id), {
+    .get("/:id", async ({ merchant, params }) => customers.get(merchant.id, params.id), {
       params: IdParams,
       response: { 200: CustomerRecord, ...NOT_FOUND },
       detail: { summary: "Get a customer (deleted ones too, with deleted_at set)" },

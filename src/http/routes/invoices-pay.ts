@@ -42,7 +42,7 @@ export function payInvoice(deps: AppDeps, request: PayRequest) {
       source: request.source,
       isMerchantPresent: request.isMerchantPresent,
     });
-    const record = built ?? (await invoices.record(tx, invoice));
+    const record = built ?? (await invoices.toRecord(tx, invoice));
     // The receipt shows the attempt as this unit of work left it: no need to read it again.
     const afterCommit = () =>
       receipts.afterInvoicePayment(request.merchantId, request.invoiceId, { invoice, transaction });

@@ -49,7 +49,7 @@ export function invoiceRoutes(deps: AppDeps) {
         idempotently(async (tx) => ({
           status: 200,
           body: (
-            await invoices.createForMerchant(
+            await invoices.create(
               tx,
               merchant.id,
               body,
@@ -67,7 +67,7 @@ export function invoiceRoutes(deps: AppDeps) {
         detail: { summary: "Create an invoice for a customer (status DRAFT)" },
       },
     )
-    .get("/:id", async ({ merchant, params }) => invoices.show(merchant.id, params.id), {
+    .get("/:id", async ({ merchant, params }) => invoices.get(merchant.id, params.id), {
       params: InvoiceIdParams,
       response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get an invoice with its customer and transactions" },

@@ -47,7 +47,7 @@ export function paymentMethodRoutes(deps: AppDeps) {
         },
       },
     )
-    .get("/:id", async ({ merchant, params }) => paymentMethods.show(merchant.id, params.id), {
+    .get("/:id", async ({ merchant, params }) => paymentMethods.get(merchant.id, params.id), {
       params: IdParams,
       response: { 200: PaymentMethodRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get a payment method (brand, last four, expiry; never the number)" },

@@ -84,7 +84,7 @@ export function transactionRoutes(deps: AppDeps) {
         detail: { summary: "List transactions, newest first; captures, voids and refunds appear under their parent" },
       },
     )
-    .get("/:id", async ({ merchant, params }) => transactions.show(merchant.id, params.id), {
+    .get("/:id", async ({ merchant, params }) => transactions.get(merchant.id, params.id), {
       params: t.Object({ id: t.String() }),
       response: { 200: TransactionRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get a transaction with its children" },

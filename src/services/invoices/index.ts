@@ -40,8 +40,14 @@ export interface PayOptions {
  * Invoices: created by pay() (public routes) or by the merchant, paid by a charge for the full
  * balance. The status follows the invoice's transactions: a listener on the transaction events
  * recomputes it (./status.ts) whenever a charge, capture, refund or void touches a transaction of
- * an invoice, whichever route made it (pay, POST /charge with invoice_id, refunds, voids). The
- * input rules are in ./rules.ts, the record shape in ./records.ts.
+ * an invoice, whichever route made it (POST /charge with invoice_id, refunds, voids; pay() syncs
+ * its own charge). The input rules are in ./rules.ts, the record shape in ./records.ts.
+ *
+ * Vocabulary (docs/architecture.md, "Services"): `get` (the record by id, or a 404), `find` (the
+ * record, or undefined), `list` (a page), `create`, `createPublic` (pay()'s step 3), `delete`; the
+ * domain verbs `pay`, `markSent`, `markViewed`. For a unit of work that goes on with the stored
+ * row: `getRow`, `findRow`, `findHostedRow` (any merchant's, for the hosted pages), and the record
+ * builders `toRecord`, `toRecords`.
  */
 export class InvoiceService {
   constructor(
@@ -63,68 +69,58 @@ export class InvoiceService {
     );
   }
 
-  async find(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow | null> {
-    return (await repo.findInvoice(ex, merchantId, id)) ?? null;
+  /** GET /invoice/{id}: the invoice's record, or a 404. */
+  async get(merchantId: string, id: string, ex: Executor = this.db): Promise<Invoice> {
+    return this.toRecord(ex, await this.getRow(ex, merchantId, id));
   }
 
-  async get(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow> {
-    const row = await this.find(ex, merchantId, id);
-    if (!row) throw notFound("Invoice");
-    return row;
+  /** The invoice's record, or undefined when the merchant has none with this id. */
+  async find(merchantId: string, id: string, ex: Executor = this.db): Promise<Invoice | undefined> {
+    const row = await this.findRow(ex, merchantId, id);
+    return row && this.toRecord(ex, row);
   }
 
-  /** The invoice, locked for a change until the unit of work ends (repo.lockInvoice), or 404. */
-  private async locked(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow> {
-    const row = await repo.lockInvoice(ex, merchantId, id);
-    if (!row) throw notFound("Invoice");
-    return row;
-  }
-
-  /** An invoice of any merchant by id: the hosted pages, where the unguessable id is the capability. */
-  async locate(id: string): Promise<InvoiceRow | null> {
-    return (await repo.locateInvoice(this.db, id)) ?? null;
-  }
-
-  /** The API records of invoices (./records.ts: a fixed number of queries for any number). */
-  records(ex: Executor, rows: readonly InvoiceRow[]): Promise<Invoice[]> {
-    return invoiceRecords(ex, this.transactions, rows);
-  }
-
-  async record(ex: Executor, row: InvoiceRow): Promise<Invoice> {
-    return (await this.records(ex, [row]))[0]!;
-  }
-
-  async recordOf(ex: Executor, merchantId: string, id: string): Promise<Invoice> {
-    return this.record(ex, await this.get(ex, merchantId, id));
-  }
-
-  /** An invoice's record, or null when the merchant has none with this id. */
-  async findRecord(merchantId: string, id: string): Promise<Invoice | null> {
-    const row = await this.find(this.db, merchantId, id);
-    return row ? this.record(this.db, row) : null;
-  }
-
-  /** The record of a row read outside a unit of work (the hosted pages). */
-  recordFor(row: InvoiceRow): Promise<Invoice> {
-    return this.record(this.db, row);
-  }
-
-  /** GET /invoice/{id}. */
-  show(merchantId: string, id: string): Promise<Invoice> {
-    return this.recordOf(this.db, merchantId, id);
-  }
-
+  /** GET /invoice: one page of the merchant's invoices, newest first. */
   async list(merchantId: string, filters: InvoiceFilters, page: PageRequest): Promise<Listing<Invoice>> {
     const { rows, total } = await repo.listInvoices(this.db, merchantId, filters, {
       limit: page.perPage,
       offset: page.offset,
     });
-    return { rows: await this.records(this.db, rows), total };
+    return { rows: await this.toRecords(this.db, rows), total };
   }
 
-  /** Whether the merchant has an invoice with this id (POST /charge's invoice_id). */
-  async exists(ex: Executor, merchantId: string, id: string): Promise<boolean> {
-    return (await this.find(ex, merchantId, id)) !== null;
+  /** The stored row, or a 404: for a unit of work that goes on with it. */
+  async getRow(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow> {
+    const row = await this.findRow(ex, merchantId, id);
+    if (!row) throw notFound("Invoice");
+    return row;
+  }
+
+  /** The stored row, or undefined. */
+  findRow(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow | undefined> {
+    return repo.findInvoice(ex, merchantId, id);
+  }
+
+  /** An invoice of any merchant by id: the hosted pages, where the unguessable id is the capability. */
+  findHostedRow(id: string): Promise<InvoiceRow | undefined> {
+    return repo.locateInvoice(this.db, id);
+  }
+
+  /** The API record of a row (with its customer and transactions). */
+  async toRecord(ex: Executor, row: InvoiceRow): Promise<Invoice> {
+    return (await this.toRecords(ex, [row]))[0]!;
+  }
+
+  /** The API records of rows (./records.ts: a fixed number of queries for any number). */
+  toRecords(ex: Executor, rows: readonly InvoiceRow[]): Promise<Invoice[]> {
+    return invoiceRecords(ex, this.transactions, rows);
+  }
+
+  /** The invoice, locked for a change until the unit of work ends (repo.lockInvoice), or 404. */
+  private async lockRow(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow> {
+    const row = await repo.lockInvoice(ex, merchantId, id);
+    if (!row) throw notFound("Invoice");
+    return row;
   }
 
   /**
@@ -143,7 +139,7 @@ export class InvoiceService {
     assertValid(await validatePublicInvoice(ex, this.customers, merchantId, input, settings));
     const pm = await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id);
     const customerId = input.customer_id?.trim() || pm.customer_id;
-    const email = input.email?.trim() || (await this.customers.get(ex, merchantId, customerId)).email;
+    const email = input.email?.trim() || (await this.customers.getRow(ex, merchantId, customerId)).email;
     return this.insert(ex, merchantId, {
       customerId,
       paymentMethodId: pm.id,
@@ -184,8 +180,8 @@ export class InvoiceService {
     const pm = await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id);
     const email = input.email?.trim() || invoice.email;
     await repo.setInvoicePaymentMethod(ex, invoice.id, pm.id, email, await this.clock.timestamp(merchantId));
-    const row = await this.get(ex, merchantId, invoice.id);
-    const record = await this.record(ex, row);
+    const row = await this.getRow(ex, merchantId, invoice.id);
+    const record = await this.toRecord(ex, row);
     await this.events.emit(ex, { merchantId, name: "update_invoice", record });
     return { row, record };
   }
@@ -194,7 +190,7 @@ export class InvoiceService {
    * POST /invoice: an invoice the merchant makes for one of its customers, in the caller's unit of
    * work. Returns the row and the record built for its event.
    */
-  async createForMerchant(
+  async create(
     ex: Executor,
     merchantId: string,
     input: InvoiceBody,
@@ -205,7 +201,7 @@ export class InvoiceService {
     const pm = input.payment_method_id
       ? await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id)
       : null;
-    const email = input.email?.trim() || (await this.customers.get(ex, merchantId, input.customer_id)).email;
+    const email = input.email?.trim() || (await this.customers.getRow(ex, merchantId, input.customer_id)).email;
     return this.insert(ex, merchantId, {
       customerId: input.customer_id,
       paymentMethodId: pm?.id ?? null,
@@ -258,8 +254,8 @@ export class InvoiceService {
       invoice_date_at: now,
       due_at: v.dueAt,
     });
-    const row = await this.get(ex, merchantId, id);
-    const record = await this.record(ex, row);
+    const row = await this.getRow(ex, merchantId, id);
+    const record = await this.toRecord(ex, row);
     await this.events.emit(ex, { merchantId, name: "create_invoice", record });
     return { row, record };
   }
@@ -277,7 +273,7 @@ export class InvoiceService {
     paymentMethodId: string,
     options: PayOptions,
   ): Promise<{ invoice: InvoiceRow; transaction: TransactionRow; record?: Invoice }> {
-    const invoice = await this.locked(ex, merchantId, id);
+    const invoice = await this.lockRow(ex, merchantId, id);
     if (invoice.status === "DELETED" || invoice.deleted_at) throw invalidState("The invoice was deleted.");
     if (SETTLED_STATUSES.includes(invoice.status)) {
       throw invalidState(`The invoice is ${invoice.status} and cannot be paid again.`, { status: invoice.status });
@@ -299,7 +295,7 @@ export class InvoiceService {
     });
     const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction);
     if (synced) return { invoice: synced.row, transaction, record: synced.record };
-    return { invoice: await this.get(ex, merchantId, id), transaction };
+    return { invoice: await this.getRow(ex, merchantId, id), transaction };
   }
 
   /** Keeps invoices in step with their transactions (see the class comment). */
@@ -307,8 +303,8 @@ export class InvoiceService {
     const record = event.record as { invoice_id?: string; parent_id?: string | null; success?: boolean };
     if (!record.invoice_id) return;
     const failedAttempt = event.name === "create_transaction" && !record.parent_id && record.success === false;
-    const failed = failedAttempt ? await this.transactions.find(ex, event.merchantId, event.record.id) : null;
-    await this.sync(ex, event.merchantId, record.invoice_id, failed);
+    const failed = failedAttempt ? await this.transactions.findRow(ex, event.merchantId, event.record.id) : undefined;
+    await this.sync(ex, event.merchantId, record.invoice_id, failed ?? null);
   }
 
   /**
@@ -332,7 +328,7 @@ export class InvoiceService {
     // The row as that UPDATE left it (it wrote only these columns; undefined as NULL): not read back.
     const written = Object.fromEntries(Object.entries(update).map(([column, value]) => [column, value ?? null]));
     const fresh: InvoiceRow = { ...row, ...written };
-    const record = await this.record(ex, fresh);
+    const record = await this.toRecord(ex, fresh);
     await this.events.emit(ex, { merchantId, name: "update_invoice", record });
     return { row: fresh, record };
   }
@@ -343,8 +339,8 @@ export class InvoiceService {
    */
   async delete(merchantId: string, id: string): Promise<Invoice> {
     return this.db.transaction(async (tx) => {
-      const row = await this.locked(tx, merchantId, id);
-      if (row.status === "DELETED") return this.record(tx, row);
+      const row = await this.lockRow(tx, merchantId, id);
+      if (row.status === "DELETED") return this.toRecord(tx, row);
       if (row.total_paid_cents > 0 || SETTLED_STATUSES.includes(row.status)) {
         throw invalidState(`The invoice is ${row.status}: refund or void its payment instead of deleting it.`, {
           status: row.status,
@@ -352,7 +348,7 @@ export class InvoiceService {
       }
       const now = await this.clock.timestamp(merchantId);
       await repo.softDeleteInvoice(tx, id, now);
-      const record = await this.recordOf(tx, merchantId, id);
+      const record = await this.get(merchantId, id, tx);
       await this.events.emit(tx, { merchantId, name: "update_invoice", record });
       return record;
     });

@@ -34,7 +34,7 @@ export async function invoiceRecords(
     ...children.map((row) => row.customer_id),
   ]);
   const records = new Map(
-    (await transactions.records(ex, children, customers)).map((record, index) => [children[index]!.id, record]),
+    (await transactions.toRecords(ex, children, customers)).map((record, index) => [children[index]!.id, record]),
   );
   return rows.map((row) => {
     const customer = customers.get(row.customer_id);

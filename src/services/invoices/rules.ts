@@ -59,7 +59,7 @@ export async function validatePublicInvoice(
       { requireNames: true, requireContact: false },
       errors,
     );
-    if (!(await customers.find(ex, merchantId, input.customer_id!))) {
+    if (!(await customers.findRow(ex, merchantId, input.customer_id!))) {
       addError(errors, "customer_id", MESSAGES.customerNotFound);
     }
   } else {
@@ -82,7 +82,7 @@ export async function validateMerchantInvoice(
 ): Promise<FieldErrors> {
   const raw = input as Record<string, unknown>;
   const errors: FieldErrors = {};
-  if (!(await customers.find(ex, merchantId, input.customer_id)))
+  if (!(await customers.findRow(ex, merchantId, input.customer_id)))
     addError(errors, "customer_id", MESSAGES.customerNotFound);
   validateCustomerFields({ email: input.email }, { requireNames: false, requireContact: false }, errors);
   validateTotal(raw, errors);

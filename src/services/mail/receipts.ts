@@ -76,7 +76,7 @@ export class ReceiptService {
   /** What a receipt for this transaction (and its invoice, if any) shows. */
   async view(merchant: MerchantRow, txn: TransactionRow, invoice: InvoiceRow | null): Promise<ReceiptView> {
     const { paymentMethods } = this.deps.services;
-    const pm = await paymentMethods.get(this.deps.db, merchant.id, txn.payment_method_id);
+    const pm = await paymentMethods.getRow(this.deps.db, merchant.id, txn.payment_method_id);
     const success = txn.success === 1;
     // The invoice's details (line items, memo, ...) when there is one, else the transaction's own meta.
     const meta = parseJson<Record<string, unknown>>(invoice?.meta ?? txn.meta, {});
@@ -148,7 +148,7 @@ export class ReceiptService {
     paid?: { invoice: InvoiceRow; transaction: TransactionRow },
   ): Promise<EmailRow | null> {
     try {
-      const invoice = paid?.invoice ?? (await this.deps.services.invoices.find(this.deps.db, merchantId, invoiceId));
+      const invoice = paid?.invoice ?? (await this.deps.services.invoices.findRow(this.deps.db, merchantId, invoiceId));
       const to = invoice ? receiptAddress(invoice) : null;
       if (!invoice || !to) return null;
       const txn = paid?.transaction ?? (await latestOfInvoice(this.deps.db, merchantId, invoiceId));
@@ -169,11 +169,11 @@ export class ReceiptService {
   private async transactionContext(merchantId: string, transactionId: string) {
     const { transactions, invoices, customers } = this.deps.services;
     const { db } = this.deps;
-    const txn = await transactions.get(db, merchantId, transactionId);
-    const parent = txn.parent_id ? await transactions.find(db, merchantId, txn.parent_id) : null;
+    const txn = await transactions.getRow(db, merchantId, transactionId);
+    const parent = txn.parent_id ? await transactions.findRow(db, merchantId, txn.parent_id) : undefined;
     const invoiceId = txn.invoice_id ?? parent?.invoice_id ?? null;
-    const invoice = invoiceId ? await invoices.find(db, merchantId, invoiceId) : null;
-    const customer = await customers.get(db, merchantId, txn.customer_id);
+    const invoice = (invoiceId && (await invoices.findRow(db, merchantId, invoiceId))) || null;
+    const customer = await customers.getRow(db, merchantId, txn.customer_id);
     return { txn, invoice, customer, merchant: await this.merchant(merchantId) };
   }
 
@@ -214,7 +214,7 @@ export class ReceiptService {
       await alongside(tx);
       const now = await this.deps.clock.timestamp(merchantId);
       await stampReceipt(tx, merchantId, transactionId, column, now);
-      const record = await transactions.recordOf(tx, merchantId, transactionId);
+      const record = await transactions.get(merchantId, transactionId, tx);
       await this.deps.events.emit(tx, { merchantId, name: "update_transaction", record });
       return record;
     });

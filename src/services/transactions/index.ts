@@ -1,39 +1,38 @@
-import type { Database, Executor } from "../storage/database";
-import * as repo from "../storage/repositories/transactions";
-import type { TransactionRow, TransactionType } from "../storage/repositories/transactions";
-import { customersByIds } from "../storage/repositories/customers";
-import { paymentMethodsByIds } from "../storage/repositories/payment-methods";
-import type { SandboxClock } from "./clock";
-import type { EventBus } from "../domain/events";
-import { parseJson } from "../lib/json";
-import { centsToNumber } from "../domain/money";
-import type { Listing, PageRequest } from "../domain/pagination";
-import {
-  authorize,
-  AVS_RESPONSES,
-  avsResponse,
-  checkDecline,
-  checksOf,
-  cvvResponse,
-  hasMismatch,
-  type CheckResults,
-} from "../domain/gateway";
-import type { Outcome } from "../../packages/rules/test-data";
-import { findMerchant } from "../storage/repositories/merchants";
-import { customerRecord, type CustomerRow, type CustomerService } from "./customers";
-import type { TransactionRecord } from "../domain/schemas/records";
-import { DELETED_MEANWHILE, invalidState, notFound, ValidationFailed } from "../domain/errors";
-import type { PaymentMethodRow, PaymentMethodService } from "./payment-methods";
+/**
+ * Transactions: charges and pre-auths the simulated processor authorizes, and the money operations
+ * after them (capture, void, refund) as child rows. The record shape is in ./records.ts, the
+ * refusal messages in ./rules.ts.
+ *
+ * Vocabulary (docs/architecture.md, "Services"): `get` (the record by id, or a 404), `find` (the
+ * record, or undefined), `list` (a page); the domain verbs `charge`, `capture`, `void`, `refund`,
+ * `voidOrRefund`, `operate` (one operation in its own unit of work), `operateIn` (in the caller's).
+ * For a unit of work that goes on with the stored row: `getRow`, `findRow`, and the record
+ * builders `toRecord`, `toRecords`.
+ */
+import type { Database, Executor } from "../../storage/database";
+import * as repo from "../../storage/repositories/transactions";
+import type { TransactionRow, TransactionType } from "../../storage/repositories/transactions";
+import type { SandboxClock } from "../clock";
+import type { EventBus } from "../../domain/events";
+import type { Listing, PageRequest } from "../../domain/pagination";
+import { authorize, checkDecline, checksOf, hasMismatch, type CheckResults } from "../../domain/gateway";
+import type { Outcome } from "../../../packages/rules/test-data";
+import { findMerchant } from "../../storage/repositories/merchants";
+import type { CustomerRow, CustomerService } from "../customers";
+import { invalidState, notFound, ValidationFailed } from "../../domain/errors";
+import type { PaymentMethodRow, PaymentMethodService } from "../payment-methods";
+import { buildRecord, refundableCents, transactionRecords, type RecordParts, type Transaction } from "./records";
+import { amount, STATE_MESSAGES, type MoneyAction } from "./rules";
 
 export type { TransactionRow, TransactionType };
 export {
   TRANSACTION_STATES,
   type TransactionFilters,
   type TransactionState,
-} from "../storage/repositories/transactions";
+} from "../../storage/repositories/transactions";
 
-/** The transaction record of docs/contract.md §6: the type of its schema (children one level deep). */
-export type Transaction = typeof TransactionRecord.static;
+export { moneyCents, refundableCents, type Transaction } from "./records";
+export { STATE_MESSAGES, type MoneyAction } from "./rules";
 
 export interface ChargeInput {
   paymentMethodId: string;
@@ -49,144 +48,6 @@ export interface ChargeInput {
   invoiceSyncedByCaller?: boolean;
 }
 
-/** The operations on a transaction after the charge. */
-export type MoneyAction = "capture" | "void" | "refund";
-
-/**
- * Why an operation is refused: every wrong-state 422 (`invalid_state`) says what to do instead.
- * Tests compare against these constants.
- */
-export const STATE_MESSAGES = {
-  child: (type: string, parentId: string, action: MoneyAction) =>
-    `This transaction is a ${type} of transaction ${parentId}; ${action} the original transaction instead.`,
-  failed: (action: MoneyAction) => `This transaction failed, so it cannot be ${pastTense(action)}.`,
-  voided: (action: MoneyAction) => `This transaction has been voided, so it cannot be ${pastTense(action)}.`,
-  captureNotPreAuth: "Only a pre_auth transaction can be captured; this one is a charge.",
-  alreadyCaptured: "This pre_auth has already been captured; a pre_auth is captured once.",
-  voidSettled: (id: string) =>
-    `This transaction has settled, so it can no longer be voided; refund it instead (POST /transaction/${id}/refund).`,
-  refundUnsettled: (id: string) =>
-    `This transaction has not settled yet, so it cannot be refunded; void it instead (POST /transaction/${id}/void).`,
-  refundUncaptured: (id: string) =>
-    `This pre_auth was never captured, so there is nothing to refund; void it to release the authorization (POST /transaction/${id}/void).`,
-  fullyRefunded: "This transaction has already been refunded in full.",
-  captureTooMuch: (authorized: string) => `The total may not be greater than ${authorized}, the amount authorized.`,
-  refundTooMuch: (remaining: string) =>
-    `The total may not be greater than ${remaining}, the amount of this transaction not yet refunded.`,
-  voidPartial: (full: string) =>
-    `This transaction has not settled, so it can only be voided in full (${full}); omit the total or send ${full}.`,
-} as const;
-
-function pastTense(action: MoneyAction): string {
-  return action === "capture" ? "captured" : action === "void" ? "voided" : "refunded";
-}
-
-/** "10.00": how amounts appear in messages. */
-function amount(cents: number): string {
-  return (cents / 100).toFixed(2);
-}
-
-/** The money a top-level transaction moved: a charge's total, a pre_auth's captured amount. */
-export function moneyCents(row: TransactionRow): number {
-  if (row.type === "charge") return row.total_cents;
-  if (row.type === "pre_auth") return row.captured_cents;
-  return 0;
-}
-
-/** Money that can still be refunded from a charge or a captured pre_auth (once settled). */
-export function refundableCents(row: TransactionRow): number {
-  return Math.max(0, moneyCents(row) - row.total_refunded_cents);
-}
-
-/** A top-level charge or pre_auth that succeeded and was not voided: the only rows money operations act on. */
-function isLiveParent(row: TransactionRow): boolean {
-  return (
-    row.parent_id === null &&
-    row.success === 1 &&
-    row.is_voided === 0 &&
-    (row.type === "charge" || row.type === "pre_auth")
-  );
-}
-
-/** A card authorization's check results as the record shows them: the gateways' codes and the results. */
-function checkFields(row: TransactionRow) {
-  const { avs_street_result: street, avs_zip_result: zip, cvv_result: cvv } = row;
-  const avs = street !== null && zip !== null ? avsResponse(street, zip) : null;
-  return {
-    avs_response: avs,
-    avs_message: avs === null ? null : AVS_RESPONSES[avs],
-    cvv_response: cvv === null ? null : cvvResponse(cvv),
-    avs_street_result: street,
-    avs_zip_result: zip,
-    cvv_result: cvv,
-  };
-}
-
-/** What a record is built from besides its row. */
-interface RecordParts {
-  pm: PaymentMethodRow;
-  customer: CustomerRow;
-  children: TransactionRow[];
-}
-
-/** The API record of a row from its parts; children are recorded with the payment methods and customers given. */
-function buildRecord(
-  row: TransactionRow,
-  parts: RecordParts,
-  lookup: (child: TransactionRow) => RecordParts = () => ({ ...parts, children: [] }),
-): Transaction {
-  const { pm } = parts;
-  const customer = customerRecord(parts.customer);
-  const settled = row.settled_at !== null;
-  return {
-    id: row.id,
-    parent_id: row.parent_id,
-    invoice_id: row.invoice_id ?? "",
-    customer_id: row.customer_id,
-    payment_method_id: row.payment_method_id,
-    payment_method: {
-      id: pm.id,
-      customer,
-      method: pm.method,
-      card_type: pm.card_type,
-      card_last_four: pm.card_last_four,
-      card_exp: pm.card_exp,
-      bank_name: pm.bank_name,
-      bank_type: pm.bank_type,
-      person_name: pm.person_name,
-    },
-    method: row.method,
-    type: row.type,
-    success: row.success === 1,
-    total: centsToNumber(row.total_cents),
-    last_four: row.last_four,
-    auth_id: row.auth_id,
-    issuer_auth_code: row.issuer_auth_code,
-    message: row.message,
-    decline_code: row.decline_code,
-    ...checkFields(row),
-    meta: parseJson(row.meta, {}),
-    is_manual: row.is_manual === 1,
-    is_merchant_present: row.is_merchant_present === 1,
-    receipt_email_at: row.receipt_email_at,
-    receipt_sms_at: row.receipt_sms_at,
-    reference_id: row.reference_id,
-    source: row.source,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    pre_auth: row.pre_auth === 1,
-    is_captured: row.is_captured === 1,
-    total_refunded: centsToNumber(row.total_refunded_cents),
-    // Operations act on the top-level transaction; its children are never refundable or voidable themselves.
-    is_refundable: isLiveParent(row) && settled && refundableCents(row) > 0,
-    is_voidable: isLiveParent(row) && !settled && row.total_refunded_cents === 0,
-    is_voided: row.is_voided === 1,
-    batch_id: row.batch_id,
-    settled_at: row.settled_at,
-    child_transactions: parts.children.map((child) => buildRecord(child, lookup(child))),
-  };
-}
-
 export class TransactionService {
   constructor(
     private readonly db: Database,
@@ -196,50 +57,40 @@ export class TransactionService {
     private readonly paymentMethods: PaymentMethodService,
   ) {}
 
-  async find(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | null> {
-    return (await repo.findTransaction(ex, merchantId, id)) ?? null;
+  /** GET /transaction/{id}: the transaction's record (with its children), or a 404. */
+  async get(merchantId: string, id: string, ex: Executor = this.db): Promise<Transaction> {
+    return this.toRecord(ex, await this.getRow(ex, merchantId, id));
   }
 
-  async get(ex: Executor, merchantId: string, id: string): Promise<TransactionRow> {
-    const row = await this.find(ex, merchantId, id);
+  /** The transaction's record, or undefined when the merchant has none with this id. */
+  async find(merchantId: string, id: string, ex: Executor = this.db): Promise<Transaction | undefined> {
+    const row = await this.findRow(ex, merchantId, id);
+    return row && this.toRecord(ex, row);
+  }
+
+  /**
+   * GET /transaction: one page, newest first. Children (captures, voids, refunds) are listed under
+   * their parent, not on their own, unless the filter asks for that kind of child: then the
+   * children themselves are the rows.
+   */
+  async list(merchantId: string, filters: repo.TransactionFilters, page: PageRequest): Promise<Listing<Transaction>> {
+    const { rows, total } = await repo.listTransactions(this.db, merchantId, filters, {
+      limit: page.perPage,
+      offset: page.offset,
+    });
+    return { rows: await this.toRecords(this.db, rows), total };
+  }
+
+  /** The stored row, or a 404: for a unit of work that goes on with it. */
+  async getRow(ex: Executor, merchantId: string, id: string): Promise<TransactionRow> {
+    const row = await this.findRow(ex, merchantId, id);
     if (!row) throw notFound("Transaction");
     return row;
   }
 
-  /**
-   * The API records of rows, with their payment methods, customers and children: three queries
-   * for any number of rows (children, then every payment method and customer they name).
-   */
-  /**
-   * The API records of rows: their children, payment methods and customers in one query each.
-   * `customers` holds customers the caller has read already (an invoice's), which are not read again.
-   */
-  async records(
-    ex: Executor,
-    rows: readonly TransactionRow[],
-    customers: ReadonlyMap<string, CustomerRow> = new Map(),
-  ): Promise<Transaction[]> {
-    if (rows.length === 0) return [];
-    const children = await repo.childrenOf(
-      ex,
-      rows.map((row) => row.id),
-    );
-    const all = [...rows, ...[...children.values()].flat()];
-    const pms = await paymentMethodsByIds(
-      ex,
-      all.map((row) => row.payment_method_id),
-    );
-    const missing = all.map((row) => row.customer_id).filter((id) => !customers.has(id));
-    const fetched = missing.length > 0 ? await customersByIds(ex, missing) : new Map<string, CustomerRow>();
-    const partsOf = (row: TransactionRow): RecordParts => {
-      const pm = pms.get(row.payment_method_id);
-      const customer = customers.get(row.customer_id) ?? fetched.get(row.customer_id);
-      // Both are only ever deleted with every transaction of the merchant (a reset): one that ran
-      // between this read's statements.
-      if (!pm || !customer) throw invalidState(DELETED_MEANWHILE);
-      return { pm, customer, children: children.get(row.id) ?? [] };
-    };
-    return rows.map((row) => buildRecord(row, partsOf(row), partsOf));
+  /** The stored row, or undefined. */
+  findRow(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | undefined> {
+    return repo.findTransaction(ex, merchantId, id);
   }
 
   /**
@@ -247,24 +98,21 @@ export class TransactionService {
    * caller has already read (a new charge: its payment method and customer, and no children yet),
    * so the record costs no query.
    */
-  async record(ex: Executor, row: TransactionRow, known?: RecordParts): Promise<Transaction> {
+  async toRecord(ex: Executor, row: TransactionRow, known?: RecordParts): Promise<Transaction> {
     if (known) return buildRecord(row, known);
-    return (await this.records(ex, [row]))[0]!;
+    return (await this.toRecords(ex, [row]))[0]!;
   }
 
-  async recordOf(ex: Executor, merchantId: string, id: string): Promise<Transaction> {
-    return this.record(ex, await this.get(ex, merchantId, id));
-  }
-
-  /** A transaction's record, or null when the merchant has none with this id. */
-  async findRecord(merchantId: string, id: string): Promise<Transaction | null> {
-    const row = await this.find(this.db, merchantId, id);
-    return row ? this.record(this.db, row) : null;
-  }
-
-  /** GET /transaction/{id}. */
-  show(merchantId: string, id: string): Promise<Transaction> {
-    return this.recordOf(this.db, merchantId, id);
+  /**
+   * The API records of rows (./records.ts: three queries for any number). `customers` holds
+   * customers the caller has read already (an invoice's), which are not read again.
+   */
+  toRecords(
+    ex: Executor,
+    rows: readonly TransactionRow[],
+    customers?: ReadonlyMap<string, CustomerRow>,
+  ): Promise<Transaction[]> {
+    return transactionRecords(ex, rows, customers);
   }
 
   /**
@@ -370,8 +218,8 @@ export class TransactionService {
 
   /** Emits update_transaction with the parent's record (the new child included) and returns the row. */
   private async updated(ex: Executor, merchantId: string, id: string): Promise<TransactionRow> {
-    const row = await this.get(ex, merchantId, id);
-    await this.events.emit(ex, { merchantId, name: "update_transaction", record: await this.record(ex, row) });
+    const row = await this.getRow(ex, merchantId, id);
+    await this.events.emit(ex, { merchantId, name: "update_transaction", record: await this.toRecord(ex, row) });
     return row;
   }
 
@@ -467,18 +315,6 @@ export class TransactionService {
           : action === "refund"
             ? await this.refund(ex, merchantId, id, totalCents)
             : await this.voidOrRefund(ex, merchantId, id, totalCents);
-    return this.record(ex, row);
-  }
-
-  /**
-   * Children (captures, voids, refunds) are listed under their parent, not on their own, unless
-   * the filter asks for that kind of child: then the children themselves are the rows.
-   */
-  async list(merchantId: string, filters: repo.TransactionFilters, page: PageRequest): Promise<Listing<Transaction>> {
-    const { rows, total } = await repo.listTransactions(this.db, merchantId, filters, {
-      limit: page.perPage,
-      offset: page.offset,
-    });
-    return { rows: await this.records(this.db, rows), total };
+    return this.toRecord(ex, row);
   }
 }
