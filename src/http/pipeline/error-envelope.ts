@@ -136,11 +136,11 @@ export function renderError(
 
 /** The plugin: every error of every route (and of the steps before routing) answered in the envelope. */
 export function errorEnvelope(deps: { log: Logger }) {
-  return new Elysia({ name: "error-envelope" }).onError({ as: "global" }, (context) => {
-    const { code, error, request, set } = context;
-    const id = requestIdOf(context);
-    // The parsed body, when the error came after parsing (Elysia's context holds it from then on).
-    const body = (context as { body?: unknown }).body;
+  // Destructured: Elysia reads which members its hooks use from their source, and a hook that
+  // takes the whole context makes it prepare every member (query, cookies, ...) for every request.
+  return new Elysia({ name: "error-envelope" }).onError({ as: "global" }, ({ code, error, request, set, body }) => {
+    const id = requestIdOf(set);
+    // body: the parsed body, when the error came after parsing.
     const rendered = renderError(code, error, id, deps.log, request, body);
     // Every 5xx is logged with its request id, whether or not request lines are on.
     if (rendered.status >= 500) {

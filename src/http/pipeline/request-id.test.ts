@@ -5,7 +5,7 @@ import { errorEnvelope } from "./error-envelope";
 import { requestIdOf } from "./request-id";
 
 describe("requestIdOf", () => {
-  test("one id per context, made on first read", () => {
+  test("one id per request state, made on first read", () => {
     const first = {};
     const id = requestIdOf(first);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -17,8 +17,8 @@ describe("requestIdOf", () => {
     const log = memoryLogger();
     let seenByHook = "";
     const app = new Elysia()
-      .onRequest((context) => {
-        seenByHook = requestIdOf(context);
+      .onRequest(({ set }) => {
+        seenByHook = requestIdOf(set);
       })
       .use(errorEnvelope({ log }))
       .get("/bug", () => {

@@ -17,16 +17,18 @@ type Timed = { [STARTED]?: number };
 export function requestLog(deps: { config: { logRequests: boolean }; log: Logger }) {
   const plugin = new Elysia({ name: "request-log" });
   if (!deps.config.logRequests) return plugin;
-  return plugin
-    .onRequest((context) => {
-      (context as Timed)[STARTED] = performance.now();
-    })
-    .onAfterResponse({ as: "global" }, (context) => {
-      const { request, set, responseValue } = context;
-      const started = (context as Timed)[STARTED];
-      const ms = started === undefined ? "?" : (performance.now() - started).toFixed(1);
-      // A handler that returns a Response (pages, assets, 304s) carries its own status.
-      const status = responseValue instanceof Response ? responseValue.status : (set.status ?? 200);
-      deps.log.info(`${request.method} ${new URL(request.url).pathname} ${status} ${ms}ms`);
-    });
+  return (
+    plugin
+      // The start time rides on the request's `set` (see request-id.ts for why not the context).
+      .onRequest(({ set }) => {
+        (set as Timed)[STARTED] = performance.now();
+      })
+      .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+        const started = (set as Timed)[STARTED];
+        const ms = started === undefined ? "?" : (performance.now() - started).toFixed(1);
+        // A handler that returns a Response (pages, assets, 304s) carries its own status.
+        const status = responseValue instanceof Response ? responseValue.status : (set.status ?? 200);
+        deps.log.info(`${request.method} ${new URL(request.url).pathname} ${status} ${ms}ms`);
+      })
+  );
 }
