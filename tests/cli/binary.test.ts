@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBinary } from "../../scripts/build";
+import { BROWSER_FILES, buildBrowserFiles } from "../../src/http/assets/build";
 import { banner } from "../../src/entry/server";
 import { DEFAULT_CONFIG } from "../../src/lib/config";
 import { CARD } from "../support/app";
@@ -95,6 +96,24 @@ describe("the compiled binary", () => {
     const home = await fetch(`${url}/`);
     expect(home.status).toBe(200);
     expect(await home.text()).toContain("Sandbox Merchant");
+    // Every browser file is the one built from the checkout's sources at build time, byte for byte.
+    const built = await buildBrowserFiles();
+    const servedAt = {
+      "payjs.js": ["/payjs.js"],
+      "frame.js": ["/payjs/frame.js"],
+      "payjs.d.ts": ["/payjs.d.ts"],
+      "frame.html": ["/payjs/frames/number.html", "/payjs/frames/cvv.html"],
+      "dashboard.js": ["/dashboard/assets/dashboard.js"],
+      "try.js": ["/dashboard/assets/try.js"],
+    } satisfies Record<(typeof BROWSER_FILES)[number], string[]>;
+    expect(Object.keys(servedAt).sort()).toEqual([...BROWSER_FILES].sort());
+    for (const [name, paths] of Object.entries(servedAt)) {
+      for (const path of paths) {
+        const served = await fetch(`${url}${path}`);
+        expect({ path, status: served.status }).toEqual({ path, status: 200 });
+        expect({ path, text: await served.text() }).toEqual({ path, text: built[name as keyof typeof servedAt] });
+      }
+    }
     // The icon file of the checkout, embedded as is.
     const icon = await fetch(`${url}/favicon.ico`);
     expect(icon.status).toBe(200);

@@ -1,8 +1,8 @@
 /** The library's routes through app.handle: bundling, caching headers, frame CSP, merchant settings. */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { utimesSync } from "node:fs";
+import { statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { payjsAssets } from "../../src/http/payjs/bundle";
+import { browserAssets } from "../../src/http/assets/index";
 import { FRAME_CSP } from "../../src/http/payjs/routes";
 import { otherMerchant, setup, type TestContext } from "../support/app";
 
@@ -152,19 +152,23 @@ describe("GET /payjs/config/{token}", () => {
 
 describe("bundle cache", () => {
   test("builds once and serves the same bundle; in development it rebuilds when a source file changes", async () => {
-    const production = payjsAssets({ dev: false });
-    const first = await production();
-    expect(await production()).toBe(first);
+    const production = browserAssets({ dev: false });
+    const first = await production.get("payjs.js");
+    expect(await production.get("payjs.js")).toBe(first);
 
-    const development = payjsAssets({ dev: true });
-    const before = await development();
-    expect(await development()).toBe(before);
-    const file = join(import.meta.dir, "..", "..", "packages", "payjs", "types.ts");
-    const now = new Date();
-    utimesSync(file, now, now);
-    const after = await development();
-    expect(after).not.toBe(before);
-    // Same sources, same bytes: the ETag does not change for a touch.
-    expect(after.library.etag).toBe(before.library.etag);
+    const development = browserAssets({ dev: true });
+    const before = await development.get("payjs.js");
+    expect(await development.get("payjs.js")).toBe(before);
+    const file = join(import.meta.dir, "..", "..", "packages", "rules", "validation.ts");
+    const stat = statSync(file);
+    utimesSync(file, stat.atime, new Date(stat.mtimeMs + 1000));
+    try {
+      const after = await development.get("payjs.js");
+      expect(after).not.toBe(before);
+      // Same sources, same bytes: the ETag does not change for a touch.
+      expect(after.etag).toBe(before.etag);
+    } finally {
+      utimesSync(file, stat.atime, stat.mtime);
+    }
   });
 });

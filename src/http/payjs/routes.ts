@@ -3,7 +3,7 @@ import { tokenAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { settingsOf } from "../../services/merchants";
 import { ErrorBody } from "../../domain/schemas/records";
-import { payjsAssets, type Asset } from "./bundle";
+import { browserAssets, type Asset } from "../assets/index";
 
 /**
  * The frame pages may be embedded by any page (frame-ancestors *) but run only the sandbox's
@@ -47,32 +47,32 @@ const AssetResponse = (description: string) => t.String({ description });
 const FRAME_RESPONSE = { 200: AssetResponse("The frame page (text/html)"), 304: t.Void() };
 
 /**
- * The browser library: /payjs.js (bundled on the fly from payjs/), its typings, the card frame
- * pages and their script, and the merchant settings pay() validates against.
+ * The browser library: /payjs.js (built from packages/payjs by src/http/assets), its typings, the
+ * card frame pages and their script, and the merchant settings pay() validates against.
  */
 export function payjsRoutes(deps: AppDeps) {
-  const assets = payjsAssets({ dev: deps.config.dev });
+  const assets = browserAssets({ dev: deps.config.dev });
   const frameHeaders = { "content-security-policy": FRAME_CSP, "x-content-type-options": "nosniff" };
   return new Elysia({ tags: ["Browser library"] })
-    .get("/payjs.js", async ({ request }) => serveAsset(request, (await assets()).library), {
+    .get("/payjs.js", async ({ request }) => serveAsset(request, await assets.get("payjs.js")), {
       response: { 200: AssetResponse("JavaScript defining window.PayJs"), 304: t.Void() },
       detail: {
         summary: "The browser library",
         description:
-          'Bundled from payjs/ on first request and kept in memory (ETag, gzip). Include it with `<script src="{public_url}/payjs.js"></script>`; it finds the sandbox from its own URL.',
+          'Built from packages/payjs once (when the binary is compiled; from a checkout, on first request) and kept in memory (ETag, gzip). Include it with `<script src="{public_url}/payjs.js"></script>`; it finds the sandbox from its own URL.',
       },
     })
-    .get("/payjs.d.ts", async ({ request }) => serveAsset(request, (await assets()).typings), {
+    .get("/payjs.d.ts", async ({ request }) => serveAsset(request, await assets.get("payjs.d.ts")), {
       response: { 200: AssetResponse("TypeScript declarations of window.PayJs"), 304: t.Void() },
       detail: { summary: "Typings of the browser library (PayJs, events, pay() details, the invoice, PayJsError)" },
     })
-    .get("/payjs/frame.js", async ({ request }) => serveAsset(request, (await assets()).frame, frameHeaders), {
+    .get("/payjs/frame.js", async ({ request }) => serveAsset(request, await assets.get("frame.js"), frameHeaders), {
       response: { 200: AssetResponse("The card frames' script"), 304: t.Void() },
       detail: { summary: "Script of the card frames", hide: true },
     })
     .get(
       "/payjs/frames/number.html",
-      async ({ request }) => serveAsset(request, (await assets()).frameHtml, frameHeaders),
+      async ({ request }) => serveAsset(request, await assets.get("frame.html"), frameHeaders),
       {
         response: FRAME_RESPONSE,
         detail: { summary: "The card number frame (inserted by showCardForm())", hide: true },
@@ -80,7 +80,7 @@ export function payjsRoutes(deps: AppDeps) {
     )
     .get(
       "/payjs/frames/cvv.html",
-      async ({ request }) => serveAsset(request, (await assets()).frameHtml, frameHeaders),
+      async ({ request }) => serveAsset(request, await assets.get("frame.html"), frameHeaders),
       {
         response: FRAME_RESPONSE,
         detail: { summary: "The CVV frame (inserted by showCardForm())", hide: true },

@@ -1,24 +1,17 @@
-/** The dashboard's stylesheet and client scripts (the scripts transpiled once from their TypeScript sources). */
+/** The dashboard's stylesheet and client scripts (built from their TypeScript sources by src/http/assets). */
 import { Elysia } from "elysia";
-import { readSourceFile } from "../../../lib/embedded";
+import { browserAssets, type BrowserFile } from "../../assets/index";
 import type { AppDeps } from "../../deps";
 import { loopbackOnly } from "../../routes/sandbox";
 import { DASHBOARD_CSS } from "../style";
 
-/** Client scripts, transpiled once from their TypeScript sources (read from disk or the binary). */
-const scripts = new Map<string, string>();
-function clientScript(name: "client" | "try"): string {
-  let code = scripts.get(name);
-  if (code === undefined) {
-    const source = readSourceFile(`src/http/dashboard/browser/${name}.ts`);
-    code = new Bun.Transpiler({ loader: "ts", target: "browser" }).transformSync(source);
-    scripts.set(name, code);
-  }
-  return code;
-}
-
 /** `/dashboard/assets/*`: the stylesheet and the client scripts every page loads. */
 export function assetRoutes(deps: AppDeps) {
+  const assets = browserAssets({ dev: deps.config.dev });
+  const script = async (path: BrowserFile) => {
+    const { body, contentType } = await assets.get(path);
+    return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-cache" } });
+  };
   return new Elysia({ tags: ["Dashboard"], detail: { hide: true } })
     .use(loopbackOnly(deps))
     .get(
@@ -28,18 +21,6 @@ export function assetRoutes(deps: AppDeps) {
           headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" },
         }),
     )
-    .get(
-      "/dashboard/assets/dashboard.js",
-      () =>
-        new Response(clientScript("client"), {
-          headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" },
-        }),
-    )
-    .get(
-      "/dashboard/assets/try.js",
-      () =>
-        new Response(clientScript("try"), {
-          headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" },
-        }),
-    );
+    .get("/dashboard/assets/dashboard.js", () => script("dashboard.js"))
+    .get("/dashboard/assets/try.js", () => script("try.js"));
 }
