@@ -285,6 +285,27 @@ export interface MerchantOptions {
 }
 
 /** A merchant of its own: its records, e-mails, webhooks and clock are invisible to every other key. */
+/** A card's pending outcome sequence (GET /_sandbox/outcomes). */
+export interface PendingOutcomes {
+  readonly payment_method_id: string;
+  readonly outcomes: readonly Outcome[];
+}
+
+/**
+ * Outcome sequences (docs/testing-failures.md): the next authorizations of a card or bank account
+ * take these outcomes in order, then its own again — charges, invoice payments and pay() alike.
+ * @example
+ * await merchant.outcomes.next(pm, ["insufficient_funds", "approve"]);
+ */
+export interface Outcomes {
+  /** Arms the payment method's card (an id or a record with `id`), replacing its pending sequence. */
+  next(paymentMethod: string | { readonly id: string }, outcomes: readonly Outcome[]): Promise<PendingOutcomes>;
+  /** The merchant's pending sequences, in the order they were armed. */
+  pending(): Promise<PendingOutcomes[]>;
+  /** Clears every pending sequence of the merchant (or one payment method's); resolves with how many outcomes. */
+  clear(paymentMethod?: string | { readonly id: string }): Promise<number>;
+}
+
 export interface Merchant {
   readonly id: string;
   readonly name: string;
@@ -297,6 +318,7 @@ export interface Merchant {
   readonly clock: Clock;
   readonly outbox: Outbox;
   readonly webhooks: Webhooks;
+  readonly outcomes: Outcomes;
 }
 
 /** The example checkout page (payjs card frames and a bank form), served on its own loopback origin. */
@@ -320,6 +342,7 @@ export interface Sandbox {
   readonly clock: Clock;
   readonly outbox: Outbox;
   readonly webhooks: Webhooks;
+  readonly outcomes: Outcomes;
   /** Makes a merchant with random keys of its own (POST /_sandbox/merchants): one per test or file, no reset needed. */
   merchant(options?: MerchantOptions): Promise<Merchant>;
   /** Serves the example checkout page for a merchant (default: the default merchant) on another origin. */

@@ -17,6 +17,7 @@ import { InvoiceService } from "./invoices";
 import type { Mailer } from "./mail/mailer";
 import { ReceiptService } from "./mail/receipts";
 import { MerchantService } from "./merchants";
+import { OutcomeService } from "./outcomes";
 import { PaymentMethodService } from "./payment-methods";
 import { SandboxControl } from "./sandbox";
 import { TransactionService } from "./transactions";
@@ -49,6 +50,8 @@ export interface Services {
   dashboard: DashboardService;
   /** The reset and merchant deletion of /_sandbox. */
   sandbox: SandboxControl;
+  /** Outcome sequences armed by POST /_sandbox/outcomes. */
+  outcomes: OutcomeService;
 }
 
 /** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
@@ -96,5 +99,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     webhookTargets: new WebhookTargets(options.config),
     dashboard: new DashboardService(db, { ...core, deposits }, mailer),
     sandbox: new SandboxControl(db, core, clock),
+    outcomes: new OutcomeService(db, clock),
   };
 }

@@ -17,6 +17,14 @@ import { settingsOf } from "./merchants";
 
 export type { PaymentMethodRow };
 
+/** The row, or the 404 / 422 that says why it cannot be charged. */
+function assertChargeable<T extends PaymentMethodRow>(row: T | undefined): T {
+  // Like a path id, a referenced record of another merchant is indistinguishable from none.
+  if (!row) throw new ApiError("not_found", "Payment method not found.", { param: "payment_method_id" });
+  if (row.deleted_at) throw invalidState("The payment method was deleted and can no longer be charged.");
+  return row;
+}
+
 /** The payment method record: everything but the number, which the sandbox never keeps. */
 export type PaymentMethod = typeof PaymentMethodRecord.static;
 
@@ -92,11 +100,7 @@ export class PaymentMethodService {
 
   /** A payment method that can be charged now: not deleted (a card's expiry is the charge's to check). */
   async chargeable(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow> {
-    const row = await repo.findPaymentMethod(ex, merchantId, id);
-    // Like a path id, a referenced record of another merchant is indistinguishable from none.
-    if (!row) throw new ApiError("not_found", "Payment method not found.", { param: "payment_method_id" });
-    if (row.deleted_at) throw invalidState("The payment method was deleted and can no longer be charged.");
-    return row;
+    return assertChargeable(await repo.findPaymentMethod(ex, merchantId, id));
   }
 
   /**
@@ -107,8 +111,9 @@ export class PaymentMethodService {
     ex: Executor,
     merchantId: string,
     id: string,
-  ): Promise<{ pm: PaymentMethodRow; customer: CustomerRow }> {
-    const pm = await this.chargeable(ex, merchantId, id);
+  ): Promise<{ pm: repo.ChargeablePaymentMethodRow; customer: CustomerRow }> {
+    // With whether an outcome sequence is armed for the card, in the same read.
+    const pm = assertChargeable(await repo.findChargeablePaymentMethod(ex, merchantId, id));
     const customer = await findCustomer(ex, merchantId, pm.customer_id);
     if (!customer) throw notFound("Customer");
     return { pm, customer };

@@ -65,7 +65,8 @@ describe("SQL statements per POST /charge", () => {
     expect(count.log.filter((sql) => !/^(BEGIN|COMMIT|SAVEPOINT|RELEASE)/.test(sql))).toEqual([
       // The merchant cache's check that no other process has committed since it was filled (no I/O).
       "PRAGMA data_version",
-      expect.stringMatching(/^SELECT \* FROM payment_methods/),
+      // With whether an outcome sequence is armed for the card (POST /_sandbox/outcomes), in the same read.
+      expect.stringMatching(/^SELECT \*, CASE WHEN EXISTS/),
       expect.stringMatching(/^SELECT \* FROM customers/),
       expect.stringMatching(/^INSERT INTO transactions/),
     ]);

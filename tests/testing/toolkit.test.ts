@@ -423,7 +423,7 @@ describe("cards and bank", () => {
           expect([card.number, sale.status]).toEqual([card.number, card.outcome === "approve" ? 200 : 402]);
         }
       }
-      for (const account of [bank.approve, bank.decline]) {
+      for (const account of Object.values(bank)) {
         const method = await json(`${sandbox.url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
           body: {
             method: "bank",
@@ -454,4 +454,40 @@ test("the database of a started sandbox is a temporary file, removed on stop()",
   expect(created.some((name) => existsSync(join(tmpdir(), name, "sandbox.sqlite")))).toBe(true);
   await sandbox.stop();
   expect(created.filter((name) => existsSync(join(tmpdir(), name)))).toEqual([]);
+});
+
+describe("merchant.outcomes", () => {
+  test("next(pm, outcomes) arms the card's next charges in order; pending() and clear() see them", async () => {
+    const sandbox = await startSandbox({ url: null });
+    try {
+      const merchant = await sandbox.merchant();
+      const method = await json(`${sandbox.url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
+        body: {
+          method: "card",
+          card_number: cards.visa.approve.number,
+          card_exp: cards.visa.approve.exp,
+          person_name: "Ada",
+        },
+      });
+      const armed = await merchant.outcomes.next(method.body, ["insufficient_funds", "approve", "lost_card"]);
+      expect(armed).toEqual({
+        payment_method_id: method.body.id,
+        outcomes: ["insufficient_funds", "approve", "lost_card"],
+      });
+      const sale = () =>
+        json(`${sandbox.url}/charge`, { key: merchant.apiKey, body: { payment_method_id: method.body.id, total: 1 } });
+      expect((await sale()).body.decline_code).toBe("insufficient_funds");
+      expect((await sale()).status).toBe(200);
+      expect(await merchant.outcomes.pending()).toEqual([
+        { payment_method_id: method.body.id, outcomes: ["lost_card"] },
+      ]);
+      // Another merchant's helpers see none of it.
+      expect(await sandbox.outcomes.pending()).toEqual([]);
+      expect(await merchant.outcomes.clear(method.body.id)).toBe(1);
+      expect((await sale()).status).toBe(200);
+      await expect(merchant.outcomes.next(method.body.id, ["nope" as "approve"])).rejects.toThrow("is not an outcome");
+    } finally {
+      await sandbox.stop();
+    }
+  });
 });

@@ -135,3 +135,44 @@ export function webhooksOf(context: MerchantContext): Public.Webhooks {
     },
   };
 }
+
+/** The payment method id of an id or a record. */
+function paymentMethodId(method: string | { id: string }, what: string): string {
+  const id = typeof method === "string" ? method : method?.id;
+  if (typeof id !== "string" || id === "") {
+    throw new TypeError(`${what} expects a payment method id or record, got ${JSON.stringify(method)}`);
+  }
+  return id;
+}
+
+export function outcomesOf(context: MerchantContext): Public.Outcomes {
+  return {
+    async next(method, outcomes) {
+      return requestJson<Public.PendingOutcomes>(context.baseUrl, "POST", "/_sandbox/outcomes", {
+        apiKey: context.apiKey,
+        body: { payment_method_id: paymentMethodId(method, "outcomes.next()"), outcomes },
+      });
+    },
+    async pending() {
+      const answer = await requestJson<{ data: Public.PendingOutcomes[] }>(
+        context.baseUrl,
+        "GET",
+        "/_sandbox/outcomes",
+        {
+          apiKey: context.apiKey,
+        },
+      );
+      return answer.data;
+    },
+    async clear(method) {
+      const query =
+        method === undefined
+          ? ""
+          : `?payment_method_id=${encodeURIComponent(paymentMethodId(method, "outcomes.clear()"))}`;
+      const answer = await requestJson<{ cleared: number }>(context.baseUrl, "DELETE", `/_sandbox/outcomes${query}`, {
+        apiKey: context.apiKey,
+      });
+      return answer.cleared;
+    },
+  };
+}

@@ -5,7 +5,7 @@
 import type * as Public from "../index";
 import { serveCheckoutPage } from "./browser";
 import { requestJson } from "./http";
-import { clockOf, outboxOf, webhooksOf, type MerchantContext } from "./merchant";
+import { clockOf, outboxOf, outcomesOf, webhooksOf, type MerchantContext } from "./merchant";
 import { spawnSandbox, type ChildSandbox } from "./process";
 
 interface MerchantRecord {
@@ -112,6 +112,7 @@ function makeHandle(
     clock: clockOf(defaults),
     outbox: outboxOf(defaults),
     webhooks: webhooksOf(defaults),
+    outcomes: outcomesOf(defaults),
     async merchant(options = {}) {
       assertRunning("merchant()");
       const record = await requestJson<MerchantRecord>(base.url, "POST", "/_sandbox/merchants", {
@@ -127,6 +128,7 @@ function makeHandle(
         clock: clockOf(context(keys)),
         outbox: outboxOf(context(keys)),
         webhooks: webhooksOf(context(keys)),
+        outcomes: outcomesOf(context(keys)),
       };
     },
     async checkoutPage(options = {}) {

@@ -18,6 +18,8 @@ import type { Listing, PageRequest } from "../../domain/pagination";
 import { authorize, checkDecline, checksOf, hasMismatch, type CheckResults } from "../../domain/gateway";
 import type { Outcome } from "../../../packages/rules/test-data";
 import { findMerchant } from "../../storage/repositories/merchants";
+import { takeNextOutcome } from "../../storage/repositories/sandbox-outcomes";
+import type { ChargeablePaymentMethodRow } from "../../storage/repositories/payment-methods";
 import type { CustomerRow, CustomerService } from "../customers";
 import { invalidState, notFound, ValidationFailed } from "../../domain/errors";
 import type { PaymentMethodRow, PaymentMethodService } from "../payment-methods";
@@ -186,12 +188,14 @@ export class TransactionService {
   private async decide(
     ex: Executor,
     merchantId: string,
-    pm: PaymentMethodRow,
+    pm: ChargeablePaymentMethodRow,
   ): Promise<{ outcome: Outcome; checks: CheckResults | null }> {
-    let outcome: Outcome = pm.outcome;
+    // An armed sequence (POST /_sandbox/outcomes) decides first, and wholly: its outcome is final.
+    const armed = pm.outcomes_armed ? ((await takeNextOutcome(ex, pm)) as Outcome | undefined) : undefined;
+    let outcome: Outcome = armed ?? pm.outcome;
     if (pm.method !== "card") return { outcome, checks: null };
     const checks = checksOf(pm);
-    if (outcome === "approve" && hasMismatch(checks)) {
+    if (!armed && outcome === "approve" && hasMismatch(checks)) {
       const merchant = await findMerchant(ex, merchantId);
       const policy = { avsZip: merchant?.avs_zip === 1, avsStreet: merchant?.avs_street === 1 };
       outcome = checkDecline(checks, policy) ?? "approve";

@@ -35,6 +35,31 @@ export function findPaymentMethod(ex: Executor, merchantId: string, id: string):
   return ex.get<PaymentMethodRow>(sql`SELECT * FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`);
 }
 
+/** A payment method as a charge reads it: with whether an outcome sequence is armed for its card. */
+export type ChargeablePaymentMethodRow = PaymentMethodRow & {
+  /** 1 when POST /_sandbox/outcomes armed this card or account (its fingerprint) and some are pending. */
+  outcomes_armed: number;
+};
+
+/**
+ * A charge's one read of its payment method, which also says whether an outcome sequence is armed
+ * for its card (any payment method of the merchant with its fingerprint): a charge with nothing
+ * armed runs no statement for the sequences (tests/http/hot-path.test.ts).
+ */
+export function findChargeablePaymentMethod(
+  ex: Executor,
+  merchantId: string,
+  id: string,
+): Promise<ChargeablePaymentMethodRow | undefined> {
+  return ex.get<ChargeablePaymentMethodRow>(
+    sql`SELECT *, CASE WHEN EXISTS (
+          SELECT 1 FROM sandbox_outcomes o JOIN payment_methods q ON q.id = o.payment_method_id
+          WHERE o.merchant_id = payment_methods.merchant_id AND q.fingerprint = payment_methods.fingerprint
+        ) THEN 1 ELSE 0 END AS outcomes_armed
+        FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`,
+  );
+}
+
 /** Payment methods by id, in one query. */
 export async function paymentMethodsByIds(
   ex: Executor,
