@@ -14,7 +14,7 @@ import type { InvoiceService } from "./invoices";
 import type { MerchantService } from "./merchants";
 import type { PaymentMethodService } from "./payment-methods";
 import type { TransactionService } from "./transactions";
-import type { WebhookService } from "./webhooks/endpoints";
+import type { WebhookService } from "./webhooks";
 import type { Customer } from "./customers";
 import type { PaymentMethod } from "./payment-methods";
 import type { Transaction, TransactionFilters } from "./transactions";
@@ -130,7 +130,7 @@ export class DashboardService {
 
   /** The merchant picked (by id, from the picker's cookie), else the default merchant. */
   async merchant(pickedId: string | undefined): Promise<MerchantRow> {
-    return (pickedId && (await this.services.merchants.get(pickedId))) || this.services.merchants.getDefault();
+    return (pickedId && (await this.services.merchants.find(pickedId))) || this.services.merchants.getDefault();
   }
 
   /** Top-level transactions, newest first: GET /transaction's list, with the same filters. */
@@ -167,21 +167,21 @@ export class DashboardService {
     to?: string,
     extra: { invoiceId?: string; transactionId?: string } = {},
   ): Promise<Listing<EmailView>> {
-    return this.mailer.emails(
+    return this.mailer.listEmails(
       merchantId,
       { toContains: to || undefined, invoiceId: extra.invoiceId, transactionId: extra.transactionId },
       page,
     );
   }
 
-  /** One e-mail of the merchant with its HTML part, or null. */
-  email(merchantId: string, id: string): Promise<(EmailView & { html: string }) | null> {
-    return this.mailer.email(merchantId, id);
+  /** One e-mail of the merchant with its HTML part, or undefined. */
+  email(merchantId: string, id: string): Promise<(EmailView & { html: string }) | undefined> {
+    return this.mailer.findEmail(merchantId, id);
   }
 
   /** Text messages, newest first; only those to `to` (as GET /_sandbox/sms?to= matches it) when given. */
   sms(merchantId: string, page: PageRequest, to?: string): Promise<Listing<SmsView>> {
-    return this.mailer.texts(merchantId, to, page);
+    return this.mailer.listTexts(merchantId, to, page);
   }
 
   /** Every settlement batch, pending deposits included, newest first. */
@@ -208,13 +208,13 @@ export class DashboardService {
     page: PageRequest,
     filters: { status?: DeliveryStatus; event?: string; webhookId?: string; recordId?: string } = {},
   ): Promise<Listing<DeliveryView>> {
-    return this.services.webhooks.deliveries(merchantId, filters, page);
+    return this.services.webhooks.listDeliveries(merchantId, filters, page);
   }
 
   /** One delivery of the merchant with every attempt, or undefined. */
   async delivery(merchantId: string, id: string): Promise<DeliveryView | undefined> {
     try {
-      return await this.services.webhooks.delivery(merchantId, id);
+      return await this.services.webhooks.getDelivery(merchantId, id);
     } catch (error) {
       if (error instanceof ApiError && error.code === "not_found") return undefined;
       throw error;

@@ -22,7 +22,7 @@ import { PaymentMethodService } from "./payment-methods";
 import { SandboxControl } from "./sandbox";
 import { TransactionService } from "./transactions";
 import { Settlement } from "./settlement";
-import { WebhookService } from "./webhooks/endpoints";
+import { WebhookService } from "./webhooks";
 import { WebhookTargets } from "./webhooks/targets";
 import { randomToken } from "../lib/crypto";
 

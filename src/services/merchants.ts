@@ -1,30 +1,17 @@
 import { UniqueViolation, type Database, type Executor } from "../storage/database";
 import * as repo from "../storage/repositories/merchants";
 import type { MerchantRow } from "../storage/repositories/merchants";
-import type { MerchantRecord, MerchantSettingsRecord } from "../domain/schemas/records";
+import type { MerchantRecord } from "../domain/schemas/records";
 import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
 import { WELL_KNOWN_KEYS } from "../lib/config";
-import { ApiError, assertValid, notFound, ValidationFailed } from "../domain/errors";
+import { ApiError, assertValid, notFound } from "../domain/errors";
 import type { FieldErrors } from "../../packages/rules/validation";
-import {
-  parseCustomFields,
-  parseReceiptOptions,
-  validateCustomField,
-  validateCustomFields,
-  validateReceiptOptions,
-  type CustomFieldInput,
-  type MerchantCustomField,
-  type ReceiptOptions,
-} from "./merchant-options";
+import { parseCustomFields, validateCustomField, type CustomFieldInput } from "./merchant-options";
+import { checkSettings, receiptOptionsOf, settingsOf, type SettingsInput } from "./merchant-settings";
 import type { SandboxClock } from "./clock";
 
 export type { MerchantRow };
-
-/** A merchant's settings (docs/contract.md §6): the type of their schema. */
-export type MerchantSettings = typeof MerchantSettingsRecord.static;
-
-/** What a settings change may hold: any subset, every value unchecked until updateSettings. */
-export type SettingsInput = Partial<Record<keyof MerchantSettings, unknown>>;
+export { settingsOf, type MerchantSettings, type SettingsInput } from "./merchant-settings";
 
 /** The merchant record (docs/contract.md §6): the type of its schema. */
 export type Merchant = typeof MerchantRecord.static;
@@ -39,17 +26,6 @@ export const MERCHANT_MESSAGES = {
   wellKnownRefused: (key: string) =>
     `${key} is the documented sandbox key, and it is off: this sandbox listens beyond loopback (--host), so the default merchant has random keys. Use the ones printed at start (or GET /_sandbox/merchants from this machine).`,
 } as const;
-
-export function settingsOf(row: MerchantRow): MerchantSettings {
-  return {
-    avs_zip: row.avs_zip === 1,
-    avs_street: row.avs_street === 1,
-    advanced_customization: row.advanced_customization === 1,
-    ach_settlement_days: row.ach_settlement_days,
-    custom_fields: parseCustomFields(row.custom_fields),
-    ...parseReceiptOptions(row.receipt_options),
-  };
-}
 
 export function merchantRecord(row: MerchantRow): Merchant {
   return {
@@ -66,59 +42,6 @@ export function merchantRecord(row: MerchantRow): Merchant {
   };
 }
 
-const SETTINGS_KEYS = new Set<string>([
-  "avs_zip",
-  "avs_street",
-  "advanced_customization",
-  "ach_settlement_days",
-  "custom_fields",
-  "receipt_reply_to",
-  "receipt_cc",
-  "receipt_footer",
-  "receipt_send_declined",
-]);
-
-function receiptOptionsOf(s: MerchantSettings): ReceiptOptions {
-  return {
-    receipt_reply_to: s.receipt_reply_to,
-    receipt_cc: s.receipt_cc,
-    receipt_footer: s.receipt_footer,
-    receipt_send_declined: s.receipt_send_declined,
-  };
-}
-
-/** A settings change checked and merged over `current` (the defaults when null); 422 naming every bad field. */
-function checkSettings(input: SettingsInput, current: MerchantSettings | null): MerchantSettings {
-  const base: MerchantSettings = current ?? {
-    avs_zip: false,
-    avs_street: false,
-    advanced_customization: false,
-    ach_settlement_days: 2,
-    custom_fields: [],
-    ...parseReceiptOptions("{}"),
-  };
-  const errors: FieldErrors = {};
-  for (const key of Object.keys(input)) {
-    if (!SETTINGS_KEYS.has(key)) errors[key] = [`The ${key} setting does not exist.`];
-  }
-  const next: MerchantSettings = { ...base, ...validateReceiptOptions(input, base, errors) };
-  for (const flag of ["avs_zip", "avs_street", "advanced_customization"] as const) {
-    const value = input[flag];
-    if (value === undefined) continue;
-    if (typeof value !== "boolean") errors[flag] = [`The ${flag} setting must be true or false.`];
-    else next[flag] = value;
-  }
-  if (input.ach_settlement_days !== undefined) {
-    const days = input.ach_settlement_days;
-    if (typeof days !== "number" || !Number.isInteger(days) || days < 0 || days > 10) {
-      errors.ach_settlement_days = ["ACH settlement days must be a whole number from 0 to 10."];
-    } else next.ach_settlement_days = days;
-  }
-  if (input.custom_fields !== undefined) next.custom_fields = validateCustomFields(input.custom_fields, errors);
-  if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
-  return next;
-}
-
 const keyInUse = () =>
   new ApiError("validation_error", "That key is already in use by another merchant.", {
     errors: { api_key: ["That key is already in use by another merchant."] },
@@ -126,7 +49,13 @@ const keyInUse = () =>
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** Merchants, their keys and settings; authentication of API keys and web payments tokens. */
+/**
+ * Merchants, their keys and settings (./merchant-settings.ts); authentication of API keys and web
+ * payments tokens. Vocabulary (docs/architecture.md, "Services"): `find` (by id, or undefined),
+ * `getDefault`, `list`, `create`, `ensureDefault`; the changes `updateSettings`, `saveCustomField`,
+ * `removeCustomField`, `updateKeys`, `regenerateKeys`; `authenticateApiKey`, `authenticateToken`.
+ * A merchant is read as its row: every layer above needs its keys and settings, not a record.
+ */
 export class MerchantService {
   /**
    * Merchants by the SHA-256 of their API key and of their web payments token: every authenticated
@@ -186,8 +115,9 @@ export class MerchantService {
     return constantTimeEqual(stored, secret) ? row : null;
   }
 
-  async get(id: string, ex: Executor = this.db): Promise<MerchantRow | null> {
-    return (await repo.findMerchant(ex, id)) ?? null;
+  /** The merchant's row, or undefined. */
+  find(id: string, ex: Executor = this.db): Promise<MerchantRow | undefined> {
+    return repo.findMerchant(ex, id);
   }
 
   async getDefault(): Promise<MerchantRow> {
@@ -281,7 +211,7 @@ export class MerchantService {
       if (error instanceof UniqueViolation) throw keyInUse();
       throw error;
     }
-    return (await this.get(id))!;
+    return (await this.find(id))!;
   }
 
   /**
@@ -289,7 +219,7 @@ export class MerchantService {
    * and the rules below); a 422 names each failing field and nothing is written.
    */
   async updateSettings(id: string, settings: SettingsInput): Promise<MerchantRow> {
-    const row = await this.get(id);
+    const row = await this.find(id);
     if (!row) throw notFound("Merchant");
     const next = checkSettings(settings, settingsOf(row));
     await repo.updateMerchantSettings(
@@ -306,7 +236,7 @@ export class MerchantService {
       await this.clock.timestamp(id),
     );
     this.changed();
-    return (await this.get(id))!;
+    return (await this.find(id))!;
   }
 
   /**
@@ -314,7 +244,7 @@ export class MerchantService {
    * place; errors are named after the field's own members (`id`, `name`, ...), as a form shows them.
    */
   async saveCustomField(id: string, input: CustomFieldInput, replacing?: string): Promise<MerchantRow> {
-    const row = await this.get(id);
+    const row = await this.find(id);
     if (!row) throw notFound("Merchant");
     const fields = parseCustomFields(row.custom_fields);
     const errors: FieldErrors = {};
@@ -331,7 +261,7 @@ export class MerchantService {
 
   /** Removes a custom field by id (404 when the merchant has none with that id). */
   async removeCustomField(id: string, fieldId: string): Promise<MerchantRow> {
-    const row = await this.get(id);
+    const row = await this.find(id);
     if (!row) throw notFound("Merchant");
     const fields = parseCustomFields(row.custom_fields);
     if (!fields.some((f) => f.id === fieldId)) throw notFound("Custom field");
@@ -347,7 +277,7 @@ export class MerchantService {
     id: string,
     keys: { apiKey?: string; webPaymentsToken?: string; webhookSecret?: string },
   ): Promise<MerchantRow> {
-    const row = await this.get(id);
+    const row = await this.find(id);
     if (!row) throw notFound("Merchant");
     const apiKey = keys.apiKey ?? row.api_key;
     const token = keys.webPaymentsToken ?? row.web_payments_token;
@@ -371,7 +301,7 @@ export class MerchantService {
     } finally {
       this.changed(); // the authentication cache holds the old keys
     }
-    return (await this.get(id))!;
+    return (await this.find(id))!;
   }
 
   /**

@@ -5,7 +5,7 @@
 import type { Database } from "../storage/database";
 import { deleteMerchantRow, deleteMerchantRows } from "../storage/repositories/sandbox";
 import type { MerchantService } from "./merchants";
-import type { WebhookService } from "./webhooks/endpoints";
+import type { WebhookService } from "./webhooks";
 import type { SandboxClock } from "./clock";
 
 export class SandboxControl {

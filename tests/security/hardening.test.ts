@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { formatMoney } from "../../src/domain/money";
-import { lineItemsOf } from "../../src/services/mail/receipt";
+import { lineItemsOf } from "../../src/services/mail/receipt-templates";
 import { CARD, setup, tokenize, type TestContext } from "../support/app";
 
 async function get(ctx: TestContext, path: string, headers: Record<string, string> = {}) {

@@ -5,7 +5,7 @@ import { hostedPayUrl } from "../../services/mail/receipts";
 import { parseJson } from "../../lib/json";
 import { formatMoney } from "../../domain/money";
 import { html } from "../../lib/html";
-import { lineItemsOf, methodLabel, moneyText } from "../../services/mail/receipt";
+import { lineItemsOf, methodLabel, moneyText } from "../../services/mail/receipt-templates";
 import { invoiceCustomFields } from "../../services/merchant-options";
 import { settingsOf } from "../../services/merchants";
 import {
@@ -94,7 +94,7 @@ export function hostedRoutes(deps: AppDeps) {
   const { invoices, merchants } = deps.services;
 
   const context = async (row: InvoiceRow) => {
-    const merchant = (await merchants.get(row.merchant_id))!;
+    const merchant = (await merchants.find(row.merchant_id))!;
     const record = await invoices.toRecord(deps.db, row);
     const meta = parseJson<Record<string, unknown>>(row.meta, {});
     return {

@@ -6,7 +6,7 @@
  */
 import { html, SafeHtml } from "../../lib/html";
 import { formatMoney } from "../../domain/money";
-import type { ReceiptCustomField, ReceiptLineItem } from "../../services/mail/receipt";
+import type { ReceiptCustomField, ReceiptLineItem } from "../../services/mail/receipt-templates";
 
 export interface InvoicePageView {
   merchantName: string;

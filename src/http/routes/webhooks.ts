@@ -33,7 +33,7 @@ export function webhookRoutes(deps: AppDeps) {
           'Each event is POSTed to target_url with the record as the body and the headers PaySandbox-Event-Name, PaySandbox-Delivery-Id and PaySandbox-Signature (t=<unix>,v2=<hex HMAC-SHA256(webhook_secret, "<t>.<delivery id>.<event name>.<raw body>")>; packages/webhooks/verify.ts checks it). A non-2xx answer or none within 10 s is retried 4 more times (after 10 s, 1 min, 10 min, 1 h of sandbox time).',
       },
     })
-    .get("/:id", ({ merchant, params }) => webhooks.record(merchant.id, params.id), {
+    .get("/:id", ({ merchant, params }) => webhooks.get(merchant.id, params.id), {
       params: IdParams,
       response: { 200: WebhookRecord, ...NOT_FOUND },
       detail: { summary: "Get a webhook (deleted ones too, with deleted_at set)" },
@@ -68,7 +68,7 @@ export function webhookRoutes(deps: AppDeps) {
       async ({ merchant, params, query, request }) => {
         await webhooks.get(merchant.id, params.id);
         const filters = { webhookId: params.id, status: query.status, event: query.event, recordId: query.record_id };
-        return listPage(query, request, (page) => webhooks.deliveries(merchant.id, filters, page));
+        return listPage(query, request, (page) => webhooks.listDeliveries(merchant.id, filters, page));
       },
       {
         params: IdParams,

@@ -106,6 +106,11 @@ export function relayAllows(allow: readonly string[], to: string): boolean {
   });
 }
 
+/**
+ * The e-mail and SMS outboxes. Vocabulary (docs/architecture.md, "Services"): `send`, `sendSms`;
+ * `findEmail` (the merchant's, or undefined), `findEmailOfAnyMerchant`, `findLatestEmail`,
+ * `listEmails` and `listTexts` (a page); `raw` (an e-mail's MIME).
+ */
 export class Mailer {
   private composer: Transporter | null = null;
   private relay: Transporter | null = null;
@@ -152,7 +157,7 @@ export class Mailer {
       relay_error: relay === "blocked" ? relayBlockedMessage(mail.to) : null,
       created_at: this.options.now(),
     });
-    const row = (await this.get(id))!;
+    const row = (await this.findEmail(mail.merchantId, id))!;
     if (relay === "pending") this.track(this.relayMessage(row));
     return row;
   }
@@ -185,30 +190,30 @@ export class Mailer {
     return (await repo.findEmail(this.db, row.id))!.raw;
   }
 
-  /** An e-mail by id (any merchant's), or null. */
-  async get(id: string): Promise<EmailRow | null> {
-    return (await repo.findEmail(this.db, id)) ?? null;
+  /** An e-mail of this merchant, or undefined. */
+  findEmail(merchantId: string, id: string): Promise<EmailRow | undefined> {
+    return repo.findMerchantEmail(this.db, merchantId, id);
   }
 
-  /** An e-mail of this merchant, or null. */
-  async email(merchantId: string, id: string): Promise<EmailRow | null> {
-    return (await repo.findMerchantEmail(this.db, merchantId, id)) ?? null;
+  /** An e-mail by id, any merchant's (a pasted outbox link), or undefined. */
+  findEmailOfAnyMerchant(id: string): Promise<EmailRow | undefined> {
+    return repo.findEmail(this.db, id);
   }
 
-  /** The merchant's newest e-mail, or null. */
-  async latest(merchantId: string): Promise<EmailRow | null> {
-    return (await repo.latestEmail(this.db, merchantId)) ?? null;
+  /** The merchant's newest e-mail, or undefined. */
+  findLatestEmail(merchantId: string): Promise<EmailRow | undefined> {
+    return repo.latestEmail(this.db, merchantId);
   }
 
   /** The merchant's e-mails, newest first (GET /_sandbox/emails and the dashboard read the same list). */
-  async emails(merchantId: string, filters: EmailFilters, page: PageRequest): Promise<Listing<EmailRow>> {
+  async listEmails(merchantId: string, filters: EmailFilters, page: PageRequest): Promise<Listing<EmailRow>> {
     const total = await repo.countEmails(this.db, merchantId, filters);
     const rows = await repo.listEmails(this.db, merchantId, filters, page.perPage, page.offset);
     return { rows, total };
   }
 
   /** The merchant's text messages, newest first; only those to `to` when given. */
-  async texts(merchantId: string, to: string | undefined, page: PageRequest): Promise<Listing<SmsRow>> {
+  async listTexts(merchantId: string, to: string | undefined, page: PageRequest): Promise<Listing<SmsRow>> {
     const phone = to?.trim() || undefined;
     const total = await repo.countSms(this.db, merchantId, phone);
     const rows = await repo.listSms(this.db, merchantId, phone, page.perPage, page.offset);

@@ -15,7 +15,7 @@ import {
   renderText,
   subjectOf,
   type ReceiptView,
-} from "./receipt";
+} from "./receipt-templates";
 import { MESSAGES } from "../../../packages/rules/messages";
 import { validateCustomerFields } from "../../../packages/rules/validation";
 import type { Database, Executor } from "../../storage/database";
@@ -70,7 +70,7 @@ export class ReceiptService {
   constructor(private readonly deps: ReceiptDeps) {}
 
   private async merchant(merchantId: string): Promise<MerchantRow> {
-    return (await this.deps.services.merchants.get(merchantId))!;
+    return (await this.deps.services.merchants.find(merchantId))!;
   }
 
   /** What a receipt for this transaction (and its invoice, if any) shows. */

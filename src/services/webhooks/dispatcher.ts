@@ -2,7 +2,7 @@ import type { Database } from "../../storage/database";
 import * as repo from "../../storage/repositories/webhooks";
 import type { ClaimedDelivery } from "../../storage/repositories/webhooks";
 import type { Worker } from "../../lib/worker";
-import type { WebhookService } from "./endpoints";
+import type { WebhookService } from ".";
 import type { SandboxClock } from "../clock";
 import type { Logger } from "../../lib/logger";
 import pkg from "../../../package.json";

@@ -74,7 +74,7 @@ export function merchantRoutes(deps: AppDeps) {
     .delete(
       "/merchants/:id",
       async ({ params }) => {
-        const merchant = await merchants.get(params.id);
+        const merchant = await merchants.find(params.id);
         if (!merchant) throw notFound("Merchant");
         if (merchant.is_default) throw new ApiError("invalid_state", SANDBOX_MESSAGES.defaultMerchant);
         await deps.services.sandbox.deleteMerchant(merchant.id);

@@ -93,7 +93,7 @@ export function outboxRoutes(deps: AppDeps) {
       async ({ headers, query, request }) => {
         const merchant = await sandboxMerchant(deps, headers.authorization);
         const to = query.to?.trim() || undefined;
-        const page = await listPage(query, request, (page) => mailer.emails(merchant.id, { to }, page));
+        const page = await listPage(query, request, (page) => mailer.listEmails(merchant.id, { to }, page));
         return { ...page, data: page.data.map((row) => emailRecord(row, deps.publicUrl)) };
       },
       {
@@ -111,8 +111,8 @@ export function outboxRoutes(deps: AppDeps) {
         const [, id, format] = match as unknown as [string, string, string | undefined];
         const row =
           id === "latest"
-            ? await mailer.latest((await sandboxMerchant(deps, headers.authorization)).id)
-            : await mailer.get(id);
+            ? await mailer.findLatestEmail((await sandboxMerchant(deps, headers.authorization)).id)
+            : await mailer.findEmailOfAnyMerchant(id);
         // With an API key the lookup is that merchant's, like every record; without one, an id
         // (an unguessable UUID on a loopback-only route) opens as is, so links work when pasted.
         if (
@@ -157,7 +157,7 @@ export function outboxRoutes(deps: AppDeps) {
       "/sms",
       async ({ headers, query, request }) => {
         const merchant = await sandboxMerchant(deps, headers.authorization);
-        const page = await listPage(query, request, (page) => mailer.texts(merchant.id, query.to, page));
+        const page = await listPage(query, request, (page) => mailer.listTexts(merchant.id, query.to, page));
         return { ...page, data: page.data.map(smsRecord) };
       },
       {

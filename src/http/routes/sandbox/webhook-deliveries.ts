@@ -22,7 +22,7 @@ export function webhookDeliveryRoutes(deps: AppDeps) {
           event: query.event,
           recordId: query.record_id,
         };
-        return listPage(query, request, (page) => webhooks.deliveries(merchant.id, filters, page));
+        return listPage(query, request, (page) => webhooks.listDeliveries(merchant.id, filters, page));
       },
       {
         query: t.Object({ ...PageQuery, ...DeliveryQuery, webhook_id: t.Optional(t.String()) }),
@@ -33,7 +33,7 @@ export function webhookDeliveryRoutes(deps: AppDeps) {
     .get(
       "/:id",
       async ({ headers, params }) =>
-        webhooks.delivery((await sandboxMerchant(deps, headers.authorization)).id, params.id),
+        webhooks.getDelivery((await sandboxMerchant(deps, headers.authorization)).id, params.id),
       {
         params: IdParams,
         response: { 200: DeliveryRecord, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },

@@ -64,7 +64,15 @@ export function validateWebhook(input: { target_url?: unknown; event?: unknown }
 /** Told when pending deliveries were written for a merchant, due at `dueAtMs` (the dispatcher listens). */
 export type OutboxListener = (merchantId: string, dueAtMs: number) => void;
 
-/** Subscriptions, the outbox the change's unit of work writes, and the delivery log. */
+/**
+ * Webhooks: the subscriptions, the outbox the change's unit of work writes (enqueue, an event
+ * listener), and the delivery log. ./dispatcher.ts sends what the outbox holds; ./targets.ts says
+ * where it may.
+ *
+ * Vocabulary (docs/architecture.md, "Services"): `get` (the record by id, or a 404), `list` (a
+ * page of active webhooks), `create`, `update`, `delete`, `getRow` (the stored row); the domain
+ * verbs `sendTest`, `enqueue`, `redeliver`; the delivery log's `getDelivery` and `listDeliveries`.
+ */
 export class WebhookService {
   /**
    * Each merchant's active webhooks, read once on SQLite (one process): every record change asks for
@@ -125,21 +133,22 @@ export class WebhookService {
       }
       const id = crypto.randomUUID();
       await repo.insertWebhook(tx, { id, merchantId, targetUrl, event, now: this.clock.timestamp(merchantId) });
-      return this.get(merchantId, id, tx);
+      return this.getRow(tx, merchantId, id);
     });
     await this.reload(merchantId);
     return webhookRecord(row);
   }
 
-  /** A webhook of this merchant (deleted ones too); 404 for none or another merchant's. */
-  async get(merchantId: string, id: string, ex: Executor = this.db): Promise<WebhookRow> {
+  /** GET /webhook/{id}: the webhook's record (deleted ones too), or a 404. */
+  async get(merchantId: string, id: string, ex: Executor = this.db): Promise<Webhook> {
+    return webhookRecord(await this.getRow(ex, merchantId, id));
+  }
+
+  /** The stored row (deleted ones too); 404 for none or another merchant's. */
+  async getRow(ex: Executor, merchantId: string, id: string): Promise<WebhookRow> {
     const row = await repo.findWebhook(ex, merchantId, id);
     if (!row) throw notFound("Webhook");
     return row;
-  }
-
-  async record(merchantId: string, id: string): Promise<Webhook> {
-    return webhookRecord(await this.get(merchantId, id));
   }
 
   /** Active webhooks, newest first. */
@@ -152,10 +161,10 @@ export class WebhookService {
   /** Soft delete: the webhook stops receiving at once; its pending deliveries are cancelled. */
   async delete(merchantId: string, id: string): Promise<Webhook> {
     const row = await this.db.transaction(async (tx) => {
-      const current = await this.get(merchantId, id, tx);
+      const current = await this.getRow(tx, merchantId, id);
       if (current.deleted_at) return current;
       await repo.deleteWebhook(tx, id, this.clock.timestamp(merchantId));
-      return this.get(merchantId, id, tx);
+      return this.getRow(tx, merchantId, id);
     });
     await this.reload(merchantId);
     return webhookRecord(row);
@@ -173,7 +182,7 @@ export class WebhookService {
     const { row, enabled } = await this.db.transaction(async (tx) => {
       // Takes turns with creates: a changed target or event is checked against the others too.
       await holdUntilCommit(tx, "webhooks", merchantId);
-      const current = await this.get(merchantId, id, tx);
+      const current = await this.getRow(tx, merchantId, id);
       if (current.deleted_at) throw invalidState("This webhook was deleted; create a new one instead.");
       const next = { target_url: input.target_url ?? current.target_url, event: input.event ?? current.event };
       assertValid(validateWebhook(next));
@@ -186,7 +195,10 @@ export class WebhookService {
       const disabledAt =
         input.disabled === undefined ? current.disabled_at : input.disabled ? (current.disabled_at ?? now) : null;
       await repo.updateWebhook(tx, id, { targetUrl, event, disabledAt, now });
-      return { row: await this.get(merchantId, id, tx), enabled: current.disabled_at !== null && disabledAt === null };
+      return {
+        row: await this.getRow(tx, merchantId, id),
+        enabled: current.disabled_at !== null && disabledAt === null,
+      };
     });
     await this.reload(merchantId);
     // Enabled again: what it kept pending may be due now.
@@ -202,7 +214,7 @@ export class WebhookService {
   async sendTest(merchantId: string, id: string): Promise<Delivery> {
     const now = this.clock.now(merchantId);
     const created = await this.db.transaction(async (tx) => {
-      const hook = await this.get(merchantId, id, tx);
+      const hook = await this.getRow(tx, merchantId, id);
       if (hook.deleted_at) throw invalidState("This webhook was deleted; it receives nothing more.");
       if (hook.disabled_at) throw invalidState("This webhook is disabled; enable it to send a test event.");
       const stamp = formatTimestamp(now);
@@ -227,7 +239,7 @@ export class WebhookService {
           createdAt: stamp,
         },
       ]);
-      return this.delivery(merchantId, fresh, tx);
+      return this.getDelivery(merchantId, fresh, tx);
     });
     this.written(merchantId, now.getTime());
     await this.runDueJobs(merchantId);
@@ -280,14 +292,18 @@ export class WebhookService {
   }
 
   /** Deliveries, newest first, each with its attempt log (all attempts in one query). */
-  async deliveries(merchantId: string, filters: repo.DeliveryFilters, page: PageRequest): Promise<Listing<Delivery>> {
+  async listDeliveries(
+    merchantId: string,
+    filters: repo.DeliveryFilters,
+    page: PageRequest,
+  ): Promise<Listing<Delivery>> {
     const total = await repo.countDeliveries(this.db, merchantId, filters);
     const rows = await repo.listDeliveries(this.db, merchantId, filters, page.perPage, page.offset);
     return { rows: await this.deliveryRecords(rows), total };
   }
 
   /** One delivery of this merchant; 404 for none or another merchant's. */
-  async delivery(merchantId: string, id: string, ex: Executor = this.db): Promise<Delivery> {
+  async getDelivery(merchantId: string, id: string, ex: Executor = this.db): Promise<Delivery> {
     const row = await repo.findDelivery(ex, merchantId, id);
     if (!row) throw notFound("Webhook delivery");
     return (await this.deliveryRecords([row], ex))[0]!;
@@ -304,7 +320,7 @@ export class WebhookService {
     const created = await this.db.transaction(async (tx) => {
       const original = await repo.findDelivery(tx, merchantId, id);
       if (!original) throw notFound("Webhook delivery");
-      const hook = await this.get(merchantId, original.webhook_id, tx);
+      const hook = await this.getRow(tx, merchantId, original.webhook_id);
       if (hook.deleted_at) throw invalidState("The webhook of this delivery was deleted; it receives nothing more.");
       const fresh = crypto.randomUUID();
       await repo.insertDeliveries(tx, [
@@ -320,7 +336,7 @@ export class WebhookService {
           createdAt: formatTimestamp(now),
         },
       ]);
-      return this.delivery(merchantId, fresh, tx);
+      return this.getDelivery(merchantId, fresh, tx);
     });
     this.written(merchantId, now.getTime());
     await this.runDueJobs(merchantId);

@@ -19,7 +19,7 @@ export interface ReceiptCustomField {
   value: string;
 }
 
-/** Everything a receipt shows; built by api/receipts from the invoice or transaction. */
+/** Everything a receipt shows; built by ReceiptService.view (./receipts.ts) from the invoice or transaction. */
 export interface ReceiptView {
   merchantName: string;
   /** "Payment received", "Payment failed", "Refund issued", ... */
