@@ -20,6 +20,7 @@ import { rateLimiterFor, type RateLimit } from "../../services/rate-limits";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { ApiError } from "../../domain/errors";
+import { pathOf } from "./url";
 
 /** How long a stalled chaos request hangs before it answers 500 (longer than any sensible client timeout). */
 export const CHAOS_STALL_MS = 35_000;
@@ -92,10 +93,7 @@ export function limits(deps: AppDeps, options: LimitsOptions = {}) {
   const stallMs = options.stallMs ?? CHAOS_STALL_MS;
   return plugin.onRequest(async ({ request, set, server }) => {
     if (request.method === "OPTIONS") return;
-    const url = request.url;
-    const start = url.indexOf("/", url.indexOf("//") + 2);
-    const query = url.indexOf("?", start);
-    const path = start < 0 ? "/" : url.slice(start, query < 0 ? undefined : query);
+    const path = pathOf(request.url);
     if (isExempt(path)) return;
     if (limiter) {
       const bucket = bucketOf(path, request.headers.get("authorization"));
