@@ -115,7 +115,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
     const results = await new AxeBuilder({ page }).analyze();
     expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
     expect((await ctx.call("GET", `/transaction/${paid.id}`)).body.total_refunded).toBe(0);
-  });
+  }, 30_000);
 
   test("a capture amount with three decimals is named as its label names it", async () => {
     const pre = await preAuth(10);
@@ -123,7 +123,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard actions in Chromium", () => {
     await page.fill("#capture-form input[name=total]", "1.234");
     await page.click("#capture-form button[type=submit]");
     expect((await answerOf("#capture-form")).text).toBe("The capture amount may have at most two decimal places.");
-  });
+  }, 30_000);
 
   test("void a charge after confirming; dismissing the confirmation voids nothing", async () => {
     const paid = (await charge(ctx, 7)).body;

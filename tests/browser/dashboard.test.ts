@@ -299,6 +299,104 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     }
   });
 
+  test("an e-mail has HTML, text, headers, raw source, attachments and links views, reached by keyboard; its links to the sandbox are checked", async () => {
+    const context = await dash.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    try {
+      const raw = await (await fetch(`${url}/_sandbox/emails/${seeded.emailId}.eml`)).text();
+      await page.goto(`${url}/dashboard/emails/${seeded.emailId}`);
+      const views = page.getByRole("navigation", { name: "Views of this e-mail" });
+      expect(await views.getByRole("link").allInnerTexts()).toEqual([
+        "HTML",
+        expect.stringMatching(/^Text$/),
+        expect.stringMatching(/^Headers \(\d+\)$/),
+        "Raw source",
+        "Attachments (0)",
+        expect.stringMatching(/^Links \([1-9]\d*\)$/),
+      ]);
+      expect(await views.locator("[aria-current=page]").innerText()).toBe("HTML");
+      expect(await page.locator("iframe.mail").count()).toBe(1);
+
+      // From the keyboard: focus the Text tab and follow it.
+      await views.getByRole("link", { name: "Text" }).focus();
+      await Promise.all([page.waitForURL(/view=text/), page.keyboard.press("Enter")]);
+      const text = await page.locator("pre.mail-text").innerText();
+      expect(text).toContain("$25.50");
+      expect(text).toContain("1111");
+      expect(await page.locator("iframe.mail").count()).toBe(0);
+
+      await page.goto(`${url}/dashboard/emails/${seeded.emailId}?view=headers`);
+      const headers = await page
+        .locator("table.mail-headers tr")
+        .evaluateAll((rows) =>
+          rows.map((row) => Array.from(row.querySelectorAll("td"), (cell) => cell.textContent!.trim())),
+        );
+      const named = new Map(headers.map(([name, value]) => [name!.toLowerCase(), value]));
+      expect(named.get("to")).toBe("ada@example.com");
+      expect(named.get("subject")).toContain("$25.50");
+      expect(named.get("message-id")).toMatch(/^<.+@.+>$/);
+      expect(named.get("content-type")).toContain("multipart/alternative");
+
+      await page.goto(`${url}/dashboard/emails/${seeded.emailId}?view=raw`);
+      expect((await page.locator(".email-view pre").innerText()).trimEnd()).toBe(raw.replace(/\r\n/g, "\n").trimEnd());
+
+      await page.goto(`${url}/dashboard/emails/${seeded.emailId}?view=attachments`);
+      expect(await page.locator(".email-view").innerText()).toContain("No attachments");
+
+      await page.goto(`${url}/dashboard/emails/${seeded.emailId}?view=links`);
+      const checks = page.locator("[data-check]");
+      await page.waitForFunction(() =>
+        Array.from(document.querySelectorAll("[data-check]")).every((slot) => slot.textContent !== "checking…"),
+      );
+      const results = await page.locator("table.links tbody tr").evaluateAll((rows) =>
+        rows.map((row) => ({
+          href: row.querySelector("a")!.getAttribute("href")!,
+          check: row.querySelector("[data-check]")?.textContent ?? null,
+        })),
+      );
+      expect(await checks.count()).toBeGreaterThan(0);
+      const hosted = results.find((result) => result.href.includes("/hosted/invoice/"));
+      expect(hosted?.check).toBe("200 OK");
+
+      // An invoice whose hosted link (url + id) leads nowhere: its receipt's link check says so.
+      const pm = await tokenize(ctx);
+      const broken = await ctx.call("POST", "/invoice", {
+        body: {
+          customer_id: pm.customer_id,
+          total: 3,
+          send_receipt: true,
+          url: `${url}/hosted/nowhere/`,
+          meta: { invoice_merchant_custom_fields: [{ id: "po_number", value: "PO-1" }] },
+        },
+      });
+      expect(broken.status).toBe(200);
+      const paid = await ctx.call("POST", `/invoice/${broken.body.id}/pay`, { body: { payment_method_id: pm.id } });
+      expect(paid.status).toBe(200);
+      const mail = await waitFor(
+        () =>
+          ctx.deps.sqlite
+            .query<{ id: string }, [string]>("SELECT id FROM emails WHERE invoice_id = ?")
+            .get(broken.body.id),
+        5000,
+        "the receipt of the invoice with a broken link",
+      );
+      await page.goto(`${url}/dashboard/emails/${mail!.id}?view=links`);
+      const nowhere = page.locator("table.links tr", { hasText: "/hosted/nowhere/" }).locator("[data-check]");
+      await page.waitForFunction(() => document.querySelector("[data-check]")?.textContent !== "checking…");
+      expect(await nowhere.innerText()).toBe("404 Not Found");
+      expect(await nowhere.getAttribute("class")).toContain("bad");
+      const axe = await new AxeBuilder({ page }).analyze();
+      expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+      await page.screenshot({ path: artifactPath("dashboard-email-links-1280.png"), fullPage: true });
+      await page.setViewportSize({ width: 390, height: 900 });
+      await page.reload();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: artifactPath("dashboard-email-links-390.png"), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  }, 40_000);
+
   test("redeliver sends a webhook delivery again and lists the new attempt", async () => {
     const { page } = await open("/dashboard/webhooks");
     try {
@@ -366,7 +464,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     } finally {
       await page.close();
     }
-  });
+  }, 30_000);
 
   test("a delivery's page shows its attempts first and the payload folded; opened from the keyboard it shows and copies the signed JSON", async () => {
     // A context of its own (AxeBuilder opens a page in the page's context) that may use the clipboard.
@@ -406,7 +504,7 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     } finally {
       await context.close();
     }
-  });
+  }, 30_000);
 
   test("a copy button on the keys page puts the API key on the clipboard", async () => {
     const page = await dash.browser.newPage({ permissions: ["clipboard-read", "clipboard-write"] });

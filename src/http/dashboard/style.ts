@@ -104,6 +104,12 @@ label.grow { flex: 1; min-width: 220px; display: flex; flex-direction: column; f
 h3 { font-size: 15px; margin: 0 0 8px; }
 h4 { font-size: 13px; margin: 12px 0 6px; color: var(--muted); }
 pre.response-body { max-height: 320px; }
+nav.views { display: flex; gap: 4px; flex-wrap: wrap; margin: 0 0 10px; border-bottom: 1px solid var(--line); }
+nav.views a { padding: 6px 10px; border: 1px solid transparent; border-bottom: 0; border-radius: 6px 6px 0 0; color: var(--ink); }
+nav.views a.current { background: #fff; border-color: var(--line); font-weight: 600; margin-bottom: -1px; }
+pre.mail-text { white-space: pre-wrap; background: #fff; color: var(--ink); border: 1px solid var(--line); }
+.email-view .command pre { max-height: 640px; white-space: pre-wrap; word-break: break-all; }
+table.links td.mono { overflow-wrap: anywhere; }
 @media (max-width: 760px) {
   main { padding: 12px; }
   .split { grid-template-columns: minmax(0, 1fr); }

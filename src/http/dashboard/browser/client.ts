@@ -255,8 +255,32 @@ async function rerender(main: HTMLElement): Promise<void> {
     if (form) showResult(form, shown.ok, shown.answer);
   }
   if (flashed) flash(flashed, false);
+  checkLinks();
   body.dataset.refreshed = String(Number(body.dataset.refreshed ?? "0") + 1);
 }
+
+/**
+ * The e-mail view's link check: each link to the sandbox is requested from here (same origin,
+ * without the dashboard's cookie, redirects not followed), as the customer's browser would open
+ * it, and its answer shown beside it.
+ */
+function checkLinks(): void {
+  for (const slot of document.querySelectorAll<HTMLElement>("[data-check]:not([data-checked])")) {
+    slot.dataset.checked = "";
+    void fetch(slot.dataset.check ?? "", { credentials: "omit", redirect: "manual" }).then(
+      (answer) => {
+        const ok = answer.ok || answer.type === "opaqueredirect";
+        slot.textContent = answer.type === "opaqueredirect" ? "redirects" : `${answer.status} ${answer.statusText}`;
+        slot.className = `link-check badge ${ok ? "ok" : "bad"}`;
+      },
+      () => {
+        slot.textContent = "no answer";
+        slot.className = "link-check badge bad";
+      },
+    );
+  }
+}
+checkLinks();
 
 if (body.dataset.live === "on" && "EventSource" in window) {
   const indicator = document.getElementById("live");

@@ -1,7 +1,8 @@
 /** What the sandbox sent: the e-mail and SMS outboxes, and the webhooks with every delivery. */
 import { Elysia, t } from "elysia";
 import { ApiError } from "../../../domain/errors";
-import { emailsPage, smsPage } from "../pages/outbox";
+import { EMAIL_VIEWS, emailsPage, smsPage, type EmailViewName } from "../pages/outbox";
+import { emailParts } from "../email-parts";
 import { deliveryPage, webhooksPage } from "../pages/webhooks";
 import { DELIVERY_STATUSES } from "../../../domain/schemas/webhooks";
 import { dashboardList, dashboardPlugin, ID, PAGE_HEADERS, pick, text, type DashboardKit } from "./kit";
@@ -12,6 +13,13 @@ export function outboxPages(kit: DashboardKit) {
   const { deps, service, respond, notFoundPage, hints } = kit;
   // The dispatcher's own rule decides whose answers the delivery view may show (docs/security.md).
   const targets = deps.services.webhookTargets;
+  /** An e-mail of the merchant with its parts, for the view asked for; null when there is none. */
+  const openEmail = async (merchantId: string, id: string, view: EmailViewName) => {
+    const email = await service.email(merchantId, id);
+    const row = email && (await deps.mailer.email(merchantId, id));
+    if (!email || !row) return null;
+    return { email, view, parts: await emailParts(await deps.mailer.raw(row), email.html, deps.publicUrl) };
+  };
   return new Elysia({ tags: ["Dashboard"], detail: { hide: true } })
     .use(dashboardPlugin(kit))
     .get(
@@ -20,7 +28,8 @@ export function outboxPages(kit: DashboardKit) {
         const page = await dashboardList(query.page, request, (page) =>
           service.emails(merchant.id, page, text(query.to)),
         );
-        const current = page.data[0] ?? null;
+        const first = page.data[0] ?? null;
+        const current = first && (await openEmail(merchant.id, first.id, "html"));
         return respond(merchant, "/dashboard/emails", request, {
           title: "E-mail outbox",
           body: emailsPage(page, current, text(query.to) ?? "", hints(merchant)),
@@ -35,17 +44,17 @@ export function outboxPages(kit: DashboardKit) {
     )
     .get(
       "/dashboard/emails/:id",
-      async ({ merchant, params, request }) => {
-        const email = await service.email(merchant.id, params.id);
+      async ({ merchant, params, query, request }) => {
+        const current = await openEmail(merchant.id, params.id, query.view ?? "html");
         const path = "/dashboard/emails";
-        if (!email) return notFoundPage(merchant, path, request, "E-mail");
+        if (!current) return notFoundPage(merchant, path, request, "E-mail");
         const page = await dashboardList(1, request, (page) => service.emails(merchant.id, page));
         return respond(merchant, path, request, {
-          title: email.subject,
-          body: emailsPage(page, email, "", hints(merchant)),
+          title: current.email.subject,
+          body: emailsPage(page, current, "", hints(merchant)),
         });
       },
-      { params: ID },
+      { params: ID, query: t.Object({ view: t.Optional(t.UnionEnum(EMAIL_VIEWS)) }) },
     )
     .get(
       "/dashboard/emails/:id/body.html",
