@@ -118,6 +118,12 @@ export class SandboxClock {
     this.jumps.delete(merchantId);
   }
 
+  /** Reads the merchant's offset again after a restore set it back (its last advance is forgotten too). */
+  async reload(merchantId: string): Promise<void> {
+    this.offsets.set(merchantId, await repo.clockOffset(this.db, merchantId));
+    this.jumps.delete(merchantId);
+  }
+
   /** Drops what the clock remembers of a deleted merchant. */
   forget(merchantId: string): void {
     this.offsets.delete(merchantId);

@@ -20,6 +20,7 @@ import { MerchantService } from "./merchants";
 import { OutcomeService } from "./outcomes";
 import { PaymentMethodService } from "./payment-methods";
 import { SandboxControl } from "./sandbox";
+import { SnapshotService } from "./snapshots";
 import { TransactionService } from "./transactions";
 import { Settlement } from "./settlement";
 import { WebhookService } from "./webhooks";
@@ -52,6 +53,8 @@ export interface Services {
   sandbox: SandboxControl;
   /** Outcome sequences armed by POST /_sandbox/outcomes. */
   outcomes: OutcomeService;
+  /** Snapshots of a merchant's state and their restore (/_sandbox/snapshots). */
+  snapshots: SnapshotService;
 }
 
 /** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
@@ -100,5 +103,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     dashboard: new DashboardService(db, { ...core, deposits }, mailer),
     sandbox: new SandboxControl(db, core, clock),
     outcomes: new OutcomeService(db, clock),
+    snapshots: new SnapshotService(db, core, clock),
   };
 }

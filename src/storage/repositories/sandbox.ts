@@ -1,6 +1,7 @@
 /**
  * The sandbox reset: every row of a merchant, from every table with a merchant_id column (found
  * in the schema, so tables added by later migrations are covered without a list to keep up to date).
+ * The same list is what a snapshot copies and a restore puts back (src/storage/repositories/snapshots.ts).
  */
 import { sql, type Executor } from "../database";
 
@@ -21,7 +22,14 @@ const DELETE_ORDER = [
   "transaction_counts",
 ];
 
-async function merchantTables(ex: Executor): Promise<string[]> {
+/** Tables with a merchant_id that are not the merchant's state: its snapshots, which a reset and a restore keep. */
+export const SNAPSHOT_TABLES = ["sandbox_snapshots", "sandbox_snapshot_rows"];
+
+/**
+ * Every table holding the merchant's state (a merchant_id column, minus SNAPSHOT_TABLES), in an
+ * order that deletes rows before the rows they reference: reversed, it inserts them.
+ */
+export async function merchantStateTables(ex: Executor): Promise<string[]> {
   const rows = await ex.all<{ name: string }>(
     ex.dialect === "sqlite"
       ? sql`SELECT m.name AS name FROM sqlite_master m WHERE m.type = 'table'
@@ -35,7 +43,10 @@ async function merchantTables(ex: Executor): Promise<string[]> {
     const at = DELETE_ORDER.indexOf(name);
     return at < 0 ? -1 : at;
   };
-  return rows.map((row) => row.name).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return rows
+    .map((row) => row.name)
+    .filter((name) => !SNAPSHOT_TABLES.includes(name))
+    .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Deletes every row of the merchant (not the merchant); run it in a unit of work. Rows deleted, by table. */
@@ -44,7 +55,7 @@ export async function deleteMerchantRows(ex: Executor, merchantId: string): Prom
   // holds a key-share lock on it from its first insert) and holds off new ones until the reset
   // commits; those then find what they used deleted (ForeignKeyViolation: a 422, not a 500).
   if (ex.dialect === "postgres") await ex.get(sql`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`);
-  const tables = await merchantTables(ex);
+  const tables = await merchantStateTables(ex);
   // SQLite checks the foreign keys at COMMIT, so the order does not matter there.
   if (ex.dialect === "sqlite") await ex.run(sql`PRAGMA defer_foreign_keys = ON`);
   const deleted: Record<string, number> = {};
@@ -55,7 +66,11 @@ export async function deleteMerchantRows(ex: Executor, merchantId: string): Prom
   return deleted;
 }
 
-/** Deletes a merchant's row, unless it is the default merchant. */
+/** Deletes a merchant's row and its snapshots, unless it is the default merchant. */
 export async function deleteMerchantRow(ex: Executor, merchantId: string): Promise<void> {
+  const merchant = await ex.get(sql`SELECT id FROM merchants WHERE id = ${merchantId} AND is_default = 0`);
+  if (!merchant) return;
+  for (const table of SNAPSHOT_TABLES)
+    await ex.run(sql`DELETE FROM ${sql.raw(table)} WHERE merchant_id = ${merchantId}`);
   await ex.run(sql`DELETE FROM merchants WHERE id = ${merchantId} AND is_default = 0`);
 }

@@ -1,7 +1,7 @@
 /**
  * The sandbox controls: every `/_sandbox` route, in one plugin the app mounts once. One file per
  * control — the e-mail and SMS outboxes, the clock, webhook deliveries, merchants for tests, the
- * test cards, outcome sequences, the reset — and `control.ts` for what they share. Each control is guarded to loopback
+ * test cards, outcome sequences, the reset, snapshots — and `control.ts` for what they share. Each control is guarded to loopback
  * clients itself (unless --allow-remote-sandbox), so it stays guarded wherever it is mounted; the
  * acting merchant is the one whose API key is sent, else the default merchant.
  * tests/http/sandbox-module.test.ts checks that no other module registers a `/_sandbox` path.
@@ -13,6 +13,7 @@ import { merchantRoutes } from "./merchants";
 import { outboxRoutes } from "./outbox";
 import { outcomeRoutes } from "./outcomes";
 import { resetRoutes } from "./reset";
+import { snapshotRoutes } from "./snapshots";
 import { testCardRoutes } from "./test-cards";
 import { webhookDeliveryRoutes } from "./webhook-deliveries";
 
@@ -30,5 +31,6 @@ export function sandboxRoutes(deps: AppDeps) {
     .use(merchantRoutes(deps))
     .use(testCardRoutes(deps))
     .use(outcomeRoutes(deps))
-    .use(resetRoutes(deps));
+    .use(resetRoutes(deps))
+    .use(snapshotRoutes(deps));
 }

@@ -17,6 +17,7 @@ import m034 from "./034_outbox_seq.sql" with { type: "text" };
 import m035 from "./035_transaction_count_slots.sql" with { type: "text" };
 import m036 from "./036_outbox_numbers.sql" with { type: "text" };
 import m037 from "./037_check_results_and_outcomes.sql" with { type: "text" };
+import m038 from "./038_snapshots.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -35,4 +36,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   // PostgreSQL only: on SQLite one writer makes MAX(seq) + 1 a new number.
   { version: 36, name: "036_outbox_numbers", sql: m036 },
   { version: 37, name: "037_check_results_and_outcomes", sql: m037 },
+  { version: 38, name: "038_snapshots", sql: m038 },
 ];

@@ -19,6 +19,7 @@ import m032 from "./032_lookup_indexes.sql" with { type: "text" };
 import m033 from "./033_email_sender_name.sql" with { type: "text" };
 import m034 from "./034_outbox_seq.sql" with { type: "text" };
 import m037 from "./037_check_results_and_outcomes.sql" with { type: "text" };
+import m038 from "./038_snapshots.sql" with { type: "text" };
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -37,4 +38,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 33, name: "033_email_sender_name", sql: m033 },
   { version: 34, name: "034_outbox_seq", sql: m034 },
   { version: 37, name: "037_check_results_and_outcomes", sql: m037 },
+  { version: 38, name: "038_snapshots", sql: m038 },
 ];

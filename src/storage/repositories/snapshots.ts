@@ -1,0 +1,178 @@
+/**
+ * Merchant snapshots (POST /_sandbox/snapshots): a copy of every row of the merchant's state, put
+ * back exactly by a restore. The tables are the reset's (every table with a merchant_id column,
+ * found in the schema: src/storage/repositories/sandbox.ts), so a table a later migration adds is
+ * copied without a list to keep up to date. Each table's rows travel as one JSON array built and
+ * taken apart by the database itself (SQLite's json_group_array and json_each, PostgreSQL's
+ * json_agg and json_populate_recordset): a restore of 10,000 rows never crosses into JavaScript.
+ */
+import { sql, type Executor, type Sql } from "../database";
+import { deleteMerchantRows, merchantStateTables } from "./sandbox";
+
+/** Kept by the triggers on transactions (the list total): the re-inserted transactions rebuild them. */
+export const DERIVED_TABLES = ["transaction_counts"];
+
+/** Merchant columns that are who the merchant is, not its state: a restore keeps them as they are. */
+export const MERCHANT_IDENTITY_COLUMNS = [
+  "id",
+  "web_payments_token",
+  "web_payments_token_hash",
+  "api_key",
+  "api_key_hash",
+  "webhook_secret",
+  "is_default",
+  "created_at",
+  "seq",
+];
+
+export interface SnapshotRow {
+  name: string;
+  records: number;
+  created_at: string;
+}
+
+export interface SnapshotTableCount {
+  table_name: string;
+  row_count: number;
+}
+
+const quote = (name: string): Sql => sql.raw(`"${name.replaceAll('"', '""')}"`);
+
+/** The tables a snapshot copies, in delete order (reverse it to insert). */
+export async function snapshotTables(ex: Executor): Promise<string[]> {
+  return (await merchantStateTables(ex)).filter((table) => !DERIVED_TABLES.includes(table));
+}
+
+/** A table's columns, in their order. */
+export async function tableColumns(ex: Executor, table: string): Promise<string[]> {
+  const rows = await ex.all<{ name: string }>(
+    ex.dialect === "sqlite"
+      ? sql`SELECT name FROM pragma_table_info(${table}) ORDER BY cid`
+      : sql`SELECT column_name AS name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`,
+  );
+  return rows.map((row) => row.name);
+}
+
+/** SQLite: a row of `alias` as a JSON object of its columns. */
+function jsonObject(columns: string[], alias: string): string {
+  return `json_object(${columns.map((c) => `'${c.replaceAll("'", "''")}', ${alias}."${c.replaceAll('"', '""')}"`).join(", ")})`;
+}
+
+/**
+ * Takes the merchant's rows in a unit of work, replacing a snapshot of the same name. On
+ * PostgreSQL the merchant's row is locked first (as the reset does): the copy waits for the units
+ * writing rows of it, so every table is copied at one moment.
+ */
+export async function captureSnapshot(
+  ex: Executor,
+  merchantId: string,
+  name: string,
+  createdAt: string,
+): Promise<SnapshotRow> {
+  if (ex.dialect === "postgres") await ex.get(sql`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`);
+  await deleteSnapshot(ex, merchantId, name);
+  let records = 0;
+  for (const table of await snapshotTables(ex)) {
+    const columns = await tableColumns(ex, table);
+    const rows =
+      ex.dialect === "sqlite"
+        ? sql.raw(`json_group_array(${jsonObject(columns, "t")} ORDER BY t.rowid)`)
+        : sql.raw(`COALESCE(json_agg(t${columns.includes("seq") ? " ORDER BY t.seq" : ""}), '[]'::json)::text`);
+    await ex.run(
+      sql`INSERT INTO sandbox_snapshot_rows (merchant_id, snapshot, table_name, row_count, rows)
+          SELECT ${merchantId}, ${name}, ${table}, COUNT(*), ${rows} FROM ${quote(table)} t WHERE t.merchant_id = ${merchantId}`,
+    );
+    const copied = await ex.get<{ row_count: number }>(
+      sql`SELECT row_count FROM sandbox_snapshot_rows
+          WHERE merchant_id = ${merchantId} AND snapshot = ${name} AND table_name = ${table}`,
+    );
+    records += Number(copied?.row_count ?? 0);
+  }
+  const merchant =
+    ex.dialect === "sqlite"
+      ? sql.raw(jsonObject(await tableColumns(ex, "merchants"), "m"))
+      : sql.raw("row_to_json(m)::text");
+  await ex.run(
+    sql`INSERT INTO sandbox_snapshots (merchant_id, name, merchant, records, created_at)
+        SELECT ${merchantId}, ${name}, ${merchant}, ${records}, ${createdAt} FROM merchants m WHERE m.id = ${merchantId}`,
+  );
+  return { name, records, created_at: createdAt };
+}
+
+/**
+ * Puts the merchant's state back as the snapshot holds it, in a unit of work: every row of the
+ * merchant deleted (the reset, which on PostgreSQL locks the merchant first), the snapshot's rows
+ * inserted parents first with their ids, timestamps and order numbers, the merchant's settings and
+ * clock offset set back (its keys stay). Pending webhook deliveries come back unclaimed, so a
+ * dispatcher sends them when due. Answers false, changing nothing, when there is no such snapshot.
+ */
+export async function restoreSnapshot(ex: Executor, merchantId: string, name: string): Promise<boolean> {
+  if (!(await findSnapshot(ex, merchantId, name))) return false;
+  await deleteMerchantRows(ex, merchantId);
+  const tables = (await snapshotTables(ex)).reverse();
+  for (const table of tables) {
+    const stored = sql`SELECT rows FROM sandbox_snapshot_rows
+                       WHERE merchant_id = ${merchantId} AND snapshot = ${name} AND table_name = ${table}`;
+    if (ex.dialect === "sqlite") {
+      const columns = await tableColumns(ex, table);
+      const names = columns.map((c) => `"${c.replaceAll('"', '""')}"`).join(", ");
+      const values = columns.map((c) => `value ->> '$."${c.replaceAll("'", "''")}"'`).join(", ");
+      await ex.run(
+        sql`INSERT INTO ${quote(table)} (${sql.raw(names)}) SELECT ${sql.raw(values)} FROM json_each((${stored}))`,
+      );
+    } else {
+      await ex.run(
+        sql`INSERT INTO ${quote(table)}
+            SELECT * FROM json_populate_recordset(NULL::${quote(table)}, COALESCE((${stored}), '[]')::json)`,
+      );
+    }
+  }
+  const state = (await tableColumns(ex, "merchants")).filter((c) => !MERCHANT_IDENTITY_COLUMNS.includes(c));
+  const targets = sql.raw(state.map((c) => `"${c}"`).join(", "));
+  const where = sql`s.merchant_id = ${merchantId} AND s.name = ${name}`;
+  await ex.run(
+    ex.dialect === "sqlite"
+      ? sql`UPDATE merchants SET (${targets}) = (SELECT ${sql.raw(state.map((c) => `s.merchant ->> '$."${c}"'`).join(", "))}
+              FROM sandbox_snapshots s WHERE ${where}) WHERE id = ${merchantId}`
+      : sql`UPDATE merchants SET (${targets}) = (SELECT ${sql.raw(state.map((c) => `r."${c}"`).join(", "))}
+              FROM sandbox_snapshots s, json_populate_record(NULL::merchants, s.merchant::json) r WHERE ${where})
+            WHERE id = ${merchantId}`,
+  );
+  // A claim is a dispatcher's promise to send now: none of the restored deliveries is out.
+  await ex.run(
+    sql`UPDATE webhook_deliveries SET claimed_by = NULL WHERE merchant_id = ${merchantId} AND claimed_by IS NOT NULL`,
+  );
+  return true;
+}
+
+export function findSnapshot(ex: Executor, merchantId: string, name: string): Promise<SnapshotRow | undefined> {
+  return ex.get<SnapshotRow>(
+    sql`SELECT name, records, created_at FROM sandbox_snapshots WHERE merchant_id = ${merchantId} AND name = ${name}`,
+  );
+}
+
+/** The merchant's snapshots, oldest first. */
+export function listSnapshots(ex: Executor, merchantId: string): Promise<SnapshotRow[]> {
+  return ex.all<SnapshotRow>(
+    sql`SELECT name, records, created_at FROM sandbox_snapshots WHERE merchant_id = ${merchantId}
+        ORDER BY created_at, name`,
+  );
+}
+
+/** How many rows of each table a snapshot holds. */
+export function snapshotCounts(ex: Executor, merchantId: string, name: string): Promise<SnapshotTableCount[]> {
+  return ex.all<SnapshotTableCount>(
+    sql`SELECT table_name, row_count FROM sandbox_snapshot_rows
+        WHERE merchant_id = ${merchantId} AND snapshot = ${name} ORDER BY table_name`,
+  );
+}
+
+/** Deletes a snapshot; answers whether there was one. */
+export async function deleteSnapshot(ex: Executor, merchantId: string, name: string): Promise<boolean> {
+  await ex.run(sql`DELETE FROM sandbox_snapshot_rows WHERE merchant_id = ${merchantId} AND snapshot = ${name}`);
+  const { changes } = await ex.run(
+    sql`DELETE FROM sandbox_snapshots WHERE merchant_id = ${merchantId} AND name = ${name}`,
+  );
+  return changes > 0;
+}
