@@ -12,7 +12,8 @@ import { checkLoopbackClient } from "../../pipeline/sandbox-controls";
  * promise true wherever it is mounted). In-process requests (app.handle in tests) count as local.
  */
 export function loopbackOnly(deps: AppDeps) {
-  return new Elysia().onBeforeHandle({ as: "scoped" }, ({ request, server }) =>
+  // On transform, before the body is validated: a remote client is refused whatever it sent.
+  return new Elysia().onTransform({ as: "scoped" }, ({ request, server }) =>
     checkLoopbackClient(request, deps.config, server),
   );
 }
