@@ -16,7 +16,7 @@ export function outboxPages(kit: DashboardKit) {
   /** An e-mail of the merchant with its parts, for the view asked for; null when there is none. */
   const openEmail = async (merchantId: string, id: string, view: EmailViewName) => {
     const email = await service.email(merchantId, id);
-    const row = email && (await deps.mailer.email(merchantId, id));
+    const row = email && (await deps.mailer.findEmail(merchantId, id));
     if (!email || !row) return null;
     return { email, view, parts: await emailParts(await deps.mailer.raw(row), email.html, deps.publicUrl) };
   };
