@@ -5,23 +5,16 @@ import type { Worker } from "../../lib/worker";
 import type { WebhookService } from ".";
 import type { SandboxClock } from "../clock";
 import type { Logger } from "../../lib/logger";
-import pkg from "../../../package.json";
 import {
   DEFAULT_TIMEOUT_MS,
   MAX_ATTEMPTS,
   MAX_IN_FLIGHT,
   MAX_IN_FLIGHT_PER_MERCHANT,
   retryDelayMs,
-  SNIPPET_CHARS,
 } from "../../domain/webhook-policy";
 import { targetRefusedMessage, type WebhookTargets } from "./targets";
 import { formatTimestamp } from "../../domain/time";
-import {
-  HEADER_DELIVERY_ID,
-  HEADER_EVENT,
-  HEADER_SIGNATURE,
-  signatureHeader,
-} from "../../../packages/webhooks/signing";
+import { describe, failure, readSnippet, requestHeaders, safeHost, safeTarget, type Outcome } from "./attempt";
 
 export interface DispatcherOptions {
   db: Database;
@@ -42,20 +35,8 @@ export interface DispatcherOptions {
   staleAfterMs?: number;
 }
 
-interface Outcome {
-  success: boolean;
-  statusCode: number | null;
-  snippet: string | null;
-  /** The receiver's answer headers, as a JSON object; null when no answer came. */
-  responseHeaders: string | null;
-  error: string | null;
-  /** The sandbox stopped while the request was out: logged, not counted, sent again after restart. */
-  interrupted: boolean;
-}
-
 export const INTERRUPTED_MESSAGE =
   "Interrupted: the sandbox stopped before the receiver answered; sent again on restart.";
-const USER_AGENT = `PaySandbox-Webhooks/${pkg.version}`;
 /** How often a dispatcher holding claims says it is alive, at most (real time). */
 const HEARTBEAT_MS = 1000;
 
@@ -359,70 +340,5 @@ export class WebhookDispatcher implements Worker {
       });
       if (!held) this.log.error(`webhook delivery ${row.id}: the claim was lost while the request was out`);
     });
-  }
-}
-
-function failure(error: string): Outcome {
-  return { success: false, statusCode: null, snippet: null, responseHeaders: null, error, interrupted: false };
-}
-
-/** The headers of one attempt, signed at real time (see signing.ts); kept in the attempt log. */
-function requestHeaders(row: ClaimedDelivery): Record<string, string> {
-  return {
-    "content-type": "application/json",
-    "user-agent": USER_AGENT,
-    [HEADER_EVENT]: row.event,
-    [HEADER_DELIVERY_ID]: row.id,
-    [HEADER_SIGNATURE]: signatureHeader(
-      row.webhook_secret,
-      { deliveryId: row.id, event: row.event, body: row.body },
-      Math.floor(Date.now() / 1000),
-    ),
-  };
-}
-
-/** The start of the receiver's answer, without reading more than a few KiB of it. */
-async function readSnippet(response: Response): Promise<string | null> {
-  if (!response.body) return null;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < SNIPPET_CHARS * 4) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
-  const text = new TextDecoder().decode(Buffer.concat(chunks)).slice(0, SNIPPET_CHARS);
-  return text === "" ? null : text;
-}
-
-function describe(error: unknown): string {
-  const code = (error as { code?: string })?.code;
-  const message = (error as Error)?.message ?? String(error);
-  if (code === "ConnectionRefused" || /ECONNREFUSED|refused/i.test(message)) return "Connection refused.";
-  return `Request failed: ${message}`;
-}
-
-/** Origin and path only: query strings and credentials in a target URL stay out of the log. */
-function safeTarget(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.origin + parsed.pathname;
-  } catch {
-    return "(invalid url)";
-  }
-}
-
-/** The host[:port] of a target URL, for messages. */
-function safeHost(target: string): string {
-  try {
-    return new URL(target).host;
-  } catch {
-    return "(invalid URL)";
   }
 }
