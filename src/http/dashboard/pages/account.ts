@@ -6,10 +6,11 @@ import { html, type Renderable } from "../../../lib/html";
 import { actionButton, CLOCK_STEPS, command, copyable, fields, money, when } from "../layout";
 
 export function keysPage(merchant: MerchantRow, publicUrl: string): Renderable {
-  const tokenize = `curl -s ${publicUrl}/webpayment/${merchant.web_payments_token}/tokenize -H 'Content-Type: application/json' \\
-  -d '{"method":"card","card_number":"4111111111111111","card_cvv":"123","card_exp":"1230","person_name":"Ada Lovelace","phone":"5555550100","address_1":"1 Main St","address_city":"Orlando","address_state":"FL","address_zip":"32822","email":"ada@example.com"}'`;
+  const tokenize = `pm=$(curl -s ${publicUrl}/webpayment/${merchant.web_payments_token}/tokenize -H 'Content-Type: application/json' \\
+  -d '{"method":"card","card_number":"4111111111111111","card_cvv":"123","card_exp":"1230","person_name":"Ada Lovelace","phone":"5555550100","address_1":"1 Main St","address_city":"Orlando","address_state":"FL","address_zip":"32822","email":"ada@example.com"}' |
+  node -p 'JSON.parse(fs.readFileSync(0)).id')`;
   const charge = `curl -s ${publicUrl}/charge -H 'Authorization: Bearer ${merchant.api_key}' -H 'Content-Type: application/json' \\
-  -d '{"payment_method_id":"<id from tokenize>","total":10.50}'`;
+  -d '{"payment_method_id":"'"$pm"'","total":10.50}'`;
   return html`<h1>Keys</h1>
     <section class="card">
       ${fields([

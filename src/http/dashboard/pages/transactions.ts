@@ -109,10 +109,11 @@ export function transactionRows(list: readonly Transaction[], showCustomer = tru
 
 /** What to do when there is no transaction yet: the script tag and the curl that make one. */
 export function firstPaymentSteps(publicUrl: string, token: string, apiKey: string): SafeHtml {
-  const tokenize = `curl -s ${publicUrl}/webpayment/${token}/tokenize -H 'Content-Type: application/json' \\
-  -d '{"method":"card","card_number":"4111111111111111","card_cvv":"123","card_exp":"1230","person_name":"Ada Lovelace","email":"ada@example.com"}'`;
+  const tokenize = `pm=$(curl -s ${publicUrl}/webpayment/${token}/tokenize -H 'Content-Type: application/json' \\
+  -d '{"method":"card","card_number":"4111111111111111","card_cvv":"123","card_exp":"1230","person_name":"Ada Lovelace","email":"ada@example.com"}' |
+  node -p 'JSON.parse(fs.readFileSync(0)).id')`;
   const chargeIt = `curl -s ${publicUrl}/charge -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' \\
-  -d '{"payment_method_id":"<id from tokenize>","total":10.50}'`;
+  -d '{"payment_method_id":"'"$pm"'","total":10.50}'`;
   return html`<p>Take a payment on the <a href="/dashboard/try">Try it</a> page, or put payjs on your page:</p>
     ${copyable(`<script src="${publicUrl}/payjs.js"></script>`, "script tag")}
     <p>or tokenize a test card and charge it with curl:</p>
