@@ -34,6 +34,7 @@ const API_CODES: ReadonlySet<string> = new Set([
   "malformed_json",
   "invalid_state",
   "internal_error",
+  "service_unavailable",
 ] satisfies PayJsErrorCode[]);
 
 /** The library's own messages, written once (tests compare against them). */

@@ -24,7 +24,9 @@ export type ApiErrorCode =
   /** 422: the record is not in a state that allows the operation (refund before settlement, ...). */
   | "invalid_state"
   /** 500: a bug in the sandbox; logged with the request id. */
-  | "internal_error";
+  | "internal_error"
+  /** 503: the service is unavailable for a moment (a fault armed with POST /_sandbox/faults); see Retry-After. */
+  | "service_unavailable";
 
 /**
  * Why the processor declined a payment: a 402's `decline_code` and the transaction's. The
@@ -86,6 +88,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   malformed_json: 400,
   invalid_state: 422,
   internal_error: 500,
+  service_unavailable: 503,
 };
 
 /** The body of every non-2xx answer. */

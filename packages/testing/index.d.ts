@@ -306,6 +306,48 @@ export interface Outcomes {
   clear(paymentMethod?: string | { readonly id: string }): Promise<number>;
 }
 
+/** How a faulted request fails (docs/testing-failures.md "Targeted faults"). */
+export type FaultKind =
+  "error_500" | "unavailable_503" | "rate_limited_429" | "timeout" | "reset" | "reset_after_commit" | "latency";
+
+/** A pending fault (GET /_sandbox/faults). */
+export interface Fault {
+  readonly id: string;
+  readonly route: string;
+  readonly kind: FaultKind;
+  readonly count: number;
+  readonly remaining: number;
+  readonly latency_ms: number | null;
+  readonly created_at: string;
+}
+
+/** A fault that fired, with the transaction the request made when it ran. */
+export interface FiredFault {
+  readonly id: string;
+  readonly fault_id: string;
+  readonly kind: FaultKind;
+  readonly route: string;
+  readonly method: string;
+  readonly path: string;
+  readonly fired_at: string;
+  readonly latency_ms: number | null;
+  readonly transaction_id: string | null;
+}
+
+/**
+ * Targeted faults: the merchant's next requests matching a route fail the given way, in order.
+ * @example
+ * await merchant.faults.next("POST /charge", { kind: "reset_after_commit" });
+ */
+export interface Faults {
+  /** Arms a fault for the next `count` (default 1) requests matching `route` (`*` matches anything). */
+  next(route: string, options: { kind: FaultKind; count?: number; latencyMs?: number }): Promise<Fault>;
+  /** Pending faults and the ones that fired. */
+  list(): Promise<{ pending: Fault[]; fired: FiredFault[] }>;
+  /** Clears pending and fired faults; resolves with how many were pending. */
+  clear(): Promise<number>;
+}
+
 export interface Merchant {
   readonly id: string;
   readonly name: string;
@@ -319,6 +361,7 @@ export interface Merchant {
   readonly outbox: Outbox;
   readonly webhooks: Webhooks;
   readonly outcomes: Outcomes;
+  readonly faults: Faults;
 }
 
 /** The example checkout page (payjs card frames and a bank form), served on its own loopback origin. */
@@ -343,6 +386,7 @@ export interface Sandbox {
   readonly outbox: Outbox;
   readonly webhooks: Webhooks;
   readonly outcomes: Outcomes;
+  readonly faults: Faults;
   /** Makes a merchant with random keys of its own (POST /_sandbox/merchants): one per test or file, no reset needed. */
   merchant(options?: MerchantOptions): Promise<Merchant>;
   /** Serves the example checkout page for a merchant (default: the default merchant) on another origin. */

@@ -24,6 +24,7 @@ import { webhookRoutes } from "../http/routes/webhooks";
 import { hostedRoutes } from "../http/hosted/index";
 import pkg from "../../package.json";
 import { buildDeps, type CreateAppOptions } from "./deps";
+import type { RouteInfo } from "../services/faults";
 
 export { buildDeps, type CreateAppOptions } from "./deps";
 export { startWorkers, stopWorkers } from "./workers";
@@ -38,31 +39,33 @@ export async function createApp(options: CreateAppOptions) {
 }
 
 export function composeApp(deps: AppDeps) {
-  return (
-    new Elysia()
-      .decorate("deps", deps)
-      // The pipeline, in order (src/http/pipeline/index.ts): host check → CORS → cross-site and
-      // loopback checks of the sandbox controls → rate limits; then per route auth → body and
-      // validation → handler; the error envelope for any error on the way.
-      .use(pipeline(deps))
-      .use(openapiRoutes(deps, { version: VERSION, license: LICENSE, jsonParser: parseJsonBody }))
-      .use(faviconRoutes())
-      .use(webpaymentRoutes(deps))
-      .use(payjsRoutes(deps))
-      .use(publicInvoiceRoutes(deps))
-      .use(invoiceRoutes(deps))
-      .use(receiptRoutes(deps))
-      .use(hostedRoutes(deps))
-      .use(chargeRoutes(deps))
-      .use(transactionRoutes(deps))
-      .use(depositRoutes(deps))
-      .use(customerRoutes(deps))
-      .use(paymentMethodRoutes(deps))
-      .use(selfRoutes(deps))
-      .use(webhookRoutes(deps))
-      .use(sandboxRoutes(deps))
-      .use(dashboardRoutes(deps))
-  );
+  // The routes of the composed app, for the fault patterns of /_sandbox/faults to be checked against.
+  const routes: RouteInfo[] = [];
+  const app = new Elysia()
+    .decorate("deps", deps)
+    // The pipeline, in order (src/http/pipeline/index.ts): host check → CORS → cross-site and
+    // loopback checks of the sandbox controls → rate limits; then per route auth → body and
+    // validation → handler; the error envelope for any error on the way.
+    .use(pipeline(deps))
+    .use(openapiRoutes(deps, { version: VERSION, license: LICENSE, jsonParser: parseJsonBody }))
+    .use(faviconRoutes())
+    .use(webpaymentRoutes(deps))
+    .use(payjsRoutes(deps))
+    .use(publicInvoiceRoutes(deps))
+    .use(invoiceRoutes(deps))
+    .use(receiptRoutes(deps))
+    .use(hostedRoutes(deps))
+    .use(chargeRoutes(deps))
+    .use(transactionRoutes(deps))
+    .use(depositRoutes(deps))
+    .use(customerRoutes(deps))
+    .use(paymentMethodRoutes(deps))
+    .use(selfRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(sandboxRoutes(deps, () => routes))
+    .use(dashboardRoutes(deps));
+  routes.push(...app.routes.map((route) => ({ method: route.method, path: route.path })));
+  return app;
 }
 
 export type App = ReturnType<typeof composeApp>;

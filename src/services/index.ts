@@ -18,6 +18,7 @@ import type { Mailer } from "./mail/mailer";
 import { ReceiptService } from "./mail/receipts";
 import { MerchantService } from "./merchants";
 import { OutcomeService } from "./outcomes";
+import { FaultService } from "./faults";
 import { PaymentMethodService } from "./payment-methods";
 import { SandboxControl } from "./sandbox";
 import { SnapshotService } from "./snapshots";
@@ -55,6 +56,8 @@ export interface Services {
   outcomes: OutcomeService;
   /** Snapshots of a merchant's state and their restore (/_sandbox/snapshots). */
   snapshots: SnapshotService;
+  /** Targeted faults armed by POST /_sandbox/faults (fired by the request pipeline). */
+  faults: FaultService;
 }
 
 /** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
@@ -104,5 +107,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     sandbox: new SandboxControl(db, core, clock),
     outcomes: new OutcomeService(db, clock),
     snapshots: new SnapshotService(db, core, clock),
+    faults: new FaultService(),
   };
 }

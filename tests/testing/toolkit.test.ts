@@ -491,3 +491,33 @@ describe("merchant.outcomes", () => {
     }
   });
 });
+
+describe("merchant.faults", () => {
+  test('next("POST /charge", { kind }) fails the next charge that way; list() shows it fired', async () => {
+    const sandbox = await startSandbox({ url: null });
+    try {
+      const merchant = await sandbox.merchant();
+      const method = await json(`${sandbox.url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
+        body: {
+          method: "card",
+          card_number: cards.visa.approve.number,
+          card_exp: cards.visa.approve.exp,
+          person_name: "Ada",
+        },
+      });
+      const fault = await merchant.faults.next("POST /charge", { kind: "unavailable_503" });
+      expect(fault).toMatchObject({ route: "POST /charge", kind: "unavailable_503", remaining: 1 });
+      const sale = () =>
+        json(`${sandbox.url}/charge`, { key: merchant.apiKey, body: { payment_method_id: method.body.id, total: 1 } });
+      expect((await sale()).status).toBe(503);
+      expect((await sale()).status).toBe(200);
+      const listed = await merchant.faults.list();
+      expect(listed.pending).toEqual([]);
+      expect(listed.fired).toEqual([expect.objectContaining({ kind: "unavailable_503", path: "/charge" })]);
+      expect(await merchant.faults.clear()).toBe(0);
+      await expect(merchant.faults.next("POST /nope", { kind: "error_500" })).rejects.toThrow("matches no route");
+    } finally {
+      await sandbox.stop();
+    }
+  });
+});

@@ -176,3 +176,32 @@ export function outcomesOf(context: MerchantContext): Public.Outcomes {
     },
   };
 }
+
+export function faultsOf(context: MerchantContext): Public.Faults {
+  return {
+    async next(route, options) {
+      if (typeof route !== "string")
+        throw new TypeError(`faults.next() expects a route such as "POST /charge", got ${JSON.stringify(route)}`);
+      return requestJson<Public.Fault>(context.baseUrl, "POST", "/_sandbox/faults", {
+        apiKey: context.apiKey,
+        body: { route, kind: options?.kind, count: options?.count, latency_ms: options?.latencyMs },
+      });
+    },
+    async list() {
+      return requestJson<{ pending: Public.Fault[]; fired: Public.FiredFault[] }>(
+        context.baseUrl,
+        "GET",
+        "/_sandbox/faults",
+        {
+          apiKey: context.apiKey,
+        },
+      );
+    },
+    async clear() {
+      const answer = await requestJson<{ cleared: number }>(context.baseUrl, "DELETE", "/_sandbox/faults", {
+        apiKey: context.apiKey,
+      });
+      return answer.cleared;
+    },
+  };
+}

@@ -5,7 +5,7 @@
 import type * as Public from "../index";
 import { serveCheckoutPage } from "./browser";
 import { requestJson } from "./http";
-import { clockOf, outboxOf, outcomesOf, webhooksOf, type MerchantContext } from "./merchant";
+import { clockOf, faultsOf, outboxOf, outcomesOf, webhooksOf, type MerchantContext } from "./merchant";
 import { spawnSandbox, type ChildSandbox } from "./process";
 
 interface MerchantRecord {
@@ -113,6 +113,7 @@ function makeHandle(
     outbox: outboxOf(defaults),
     webhooks: webhooksOf(defaults),
     outcomes: outcomesOf(defaults),
+    faults: faultsOf(defaults),
     async merchant(options = {}) {
       assertRunning("merchant()");
       const record = await requestJson<MerchantRecord>(base.url, "POST", "/_sandbox/merchants", {
@@ -129,6 +130,7 @@ function makeHandle(
         outbox: outboxOf(context(keys)),
         webhooks: webhooksOf(context(keys)),
         outcomes: outcomesOf(context(keys)),
+        faults: faultsOf(context(keys)),
       };
     },
     async checkoutPage(options = {}) {

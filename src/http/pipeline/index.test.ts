@@ -4,6 +4,7 @@ import type { AppDeps } from "../deps";
 import { DEFAULT_CONFIG } from "../../lib/config";
 import { memoryLogger } from "../../lib/logger";
 import { pipeline } from "./index";
+import { FaultService } from "../../services/faults";
 
 /** Enough of the app's deps for the pipeline, with every optional step on. */
 const deps = {
@@ -11,6 +12,7 @@ const deps = {
   log: memoryLogger(),
   publicUrl: "http://localhost:7290",
   db: { dialect: "sqlite" },
+  services: { faults: new FaultService() },
 } as unknown as AppDeps;
 
 describe("pipeline", () => {
@@ -27,9 +29,10 @@ describe("pipeline", () => {
   test("mounted twice, it runs once: every step is a named plugin", () => {
     const once = new Elysia().use(pipeline(deps));
     const twice = new Elysia().use(pipeline(deps)).use(pipeline(deps));
-    // Before routing: the request log's clock, host, NUL, CORS, the controls' guard, the limits.
-    expect(once.event.request?.length).toBe(6);
-    expect(twice.event.request?.length).toBe(6);
+    // Before routing: the request log's clock, host, NUL, CORS, the controls' guard, the limits,
+    // the targeted faults.
+    expect(once.event.request?.length).toBe(7);
+    expect(twice.event.request?.length).toBe(7);
     expect(twice.event.parse?.length).toBe(1);
     expect(twice.event.error?.length).toBe(1);
   });

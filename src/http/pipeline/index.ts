@@ -7,13 +7,14 @@
  * 3. the sandbox controls' loopback and
  *    cross-site checks ......................... sandbox-controls.ts
  * 4. rate limits and chaos ..................... limits.ts
+ * 5. targeted faults (POST /_sandbox/faults) ... faults.ts
  * then, per route: the body (json.ts, read by body.ts: a malformed one is refused before auth),
  * authentication (../auth.ts), validation against the route's schema, the handler; and for any
  * error on the way, the one envelope (error-envelope.ts, with request-id.ts). request-log.ts
  * times the whole (--log-requests). tests/http/pipeline-order.test.ts holds the order.
  *
- * Steps 1 to 4 run in onRequest, before routing; a step that refuses throws, and the envelope
- * answers. Steps that are off (request log, limits) add no hook.
+ * Steps 1 to 5 run in onRequest, before routing; a step that refuses throws, and the envelope
+ * answers (a reset_after_commit fault also drops the answer after the handler). Steps that are off (request log, limits) add no hook.
  *
  * @example
  * new Elysia().use(pipeline(deps)).use(chargeRoutes(deps));
@@ -25,6 +26,7 @@ import { errorEnvelope } from "./error-envelope";
 import { hostCheck } from "./host";
 import { jsonBody } from "./json";
 import { limits } from "./limits";
+import { faults } from "./faults";
 import { requestLog } from "./request-log";
 import { sandboxControlsGuard } from "./sandbox-controls";
 import { urlNulCheck } from "./url";
@@ -39,6 +41,7 @@ export function pipeline(deps: AppDeps) {
     .use(cors())
     .use(sandboxControlsGuard(deps))
     .use(limits(deps))
+    .use(faults(deps))
     .use(jsonBody())
     .use(errorEnvelope(deps));
 }

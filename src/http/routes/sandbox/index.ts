@@ -1,7 +1,7 @@
 /**
  * The sandbox controls: every `/_sandbox` route, in one plugin the app mounts once. One file per
  * control — the e-mail and SMS outboxes, the clock, webhook deliveries, merchants for tests, the
- * test cards, outcome sequences, the reset, snapshots — and `control.ts` for what they share. Each control is guarded to loopback
+ * test cards, outcome sequences, faults, the reset, snapshots — and `control.ts` for what they share. Each control is guarded to loopback
  * clients itself (unless --allow-remote-sandbox), so it stays guarded wherever it is mounted; the
  * acting merchant is the one whose API key is sent, else the default merchant.
  * tests/http/sandbox-module.test.ts checks that no other module registers a `/_sandbox` path.
@@ -12,6 +12,8 @@ import { clockRoutes } from "./clock";
 import { merchantRoutes } from "./merchants";
 import { outboxRoutes } from "./outbox";
 import { outcomeRoutes } from "./outcomes";
+import { faultRoutes } from "./faults";
+import type { RouteInfo } from "../../../services/faults";
 import { resetRoutes } from "./reset";
 import { snapshotRoutes } from "./snapshots";
 import { testCardRoutes } from "./test-cards";
@@ -22,8 +24,11 @@ export { assertWithinClockLimit, MAX_ADVANCE_SECONDS } from "./clock";
 export { SANDBOX_MESSAGES } from "./merchants";
 export { EmailRecord, SmsRecord } from "./outbox";
 
-/** Every `/_sandbox` route (tagged "Sandbox control" in the OpenAPI document). */
-export function sandboxRoutes(deps: AppDeps) {
+/**
+ * Every `/_sandbox` route (tagged "Sandbox control" in the OpenAPI document). `routes` lists the
+ * app's routes once it is composed (the fault patterns are checked against them).
+ */
+export function sandboxRoutes(deps: AppDeps, routes: () => readonly RouteInfo[] = () => []) {
   return new Elysia()
     .use(outboxRoutes(deps))
     .use(clockRoutes(deps))
@@ -31,6 +36,7 @@ export function sandboxRoutes(deps: AppDeps) {
     .use(merchantRoutes(deps))
     .use(testCardRoutes(deps))
     .use(outcomeRoutes(deps))
+    .use(faultRoutes(deps, routes))
     .use(resetRoutes(deps))
     .use(snapshotRoutes(deps));
 }
