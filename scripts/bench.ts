@@ -414,7 +414,7 @@ async function drive(
   let out = "";
   child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  const killer = setTimeout(() => stopChild(child), (seconds + 30) * 1000);
+  const killer = setTimeout(() => void stopChild(child), (seconds + 30) * 1000);
   await new Promise((done) => child.once("exit", done));
   clearTimeout(killer);
   children.delete(child);

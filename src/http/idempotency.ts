@@ -69,7 +69,7 @@ export function idempotency(deps: AppDeps) {
                 scope: key === undefined ? scope : fillScope(scope, params),
                 key,
                 body: request,
-                now: key === undefined ? "" : await deps.clock.timestamp(merchant.id),
+                now: key === undefined ? "" : deps.clock.timestamp(merchant.id),
               },
               async (tx) => {
                 const answer = await work(tx);

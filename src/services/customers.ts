@@ -127,7 +127,7 @@ export class CustomerService {
   /** Inserts a customer (already validated) and emits create_customer, in the caller's unit of work. */
   async insert(ex: Executor, merchantId: string, input: CustomerInput): Promise<CustomerRow> {
     const id = crypto.randomUUID();
-    const now = await this.clock.timestamp(merchantId);
+    const now = this.clock.timestamp(merchantId);
     const text = (field: (typeof TEXT_FIELDS)[number]) => (input[field] ?? "").trim();
     await repo.insertCustomer(ex, {
       id,
@@ -187,7 +187,7 @@ export class CustomerService {
         next.allow_invoice_credit_card_payments = input.allow_invoice_credit_card_payments ? 1 : 0;
       }
       next.match_key = matchKey(next.email, next.firstname, next.lastname);
-      next.updated_at = await this.clock.timestamp(merchantId);
+      next.updated_at = this.clock.timestamp(merchantId);
       await repo.updateCustomer(tx, id, next);
       const record = customerRecord(await this.getRow(tx, merchantId, id));
       await this.events.emit(tx, { merchantId, name: "update_customer", record });
@@ -200,7 +200,7 @@ export class CustomerService {
     return this.db.transaction(async (tx) => {
       const current = await this.getRow(tx, merchantId, id);
       if (current.deleted_at) return customerRecord(current);
-      const now = await this.clock.timestamp(merchantId);
+      const now = this.clock.timestamp(merchantId);
       await repo.softDeleteCustomer(tx, id, now);
       const record = customerRecord(await this.getRow(tx, merchantId, id));
       await this.events.emit(tx, { merchantId, name: "update_customer", record });

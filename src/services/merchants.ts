@@ -184,7 +184,7 @@ export class MerchantService {
     const id = crypto.randomUUID();
     const token = input.webPaymentsToken ?? randomToken("wpt_");
     const apiKey = input.apiKey ?? randomToken("sk_sandbox_");
-    const now = await this.clock.timestamp(id);
+    const now = this.clock.timestamp(id);
     const s = input.settings ? checkSettings(input.settings, null) : null;
     try {
       await repo.insertMerchant(this.db, {
@@ -233,7 +233,7 @@ export class MerchantService {
         custom_fields: JSON.stringify(next.custom_fields),
         receipt_options: JSON.stringify(receiptOptionsOf(next)),
       },
-      await this.clock.timestamp(id),
+      this.clock.timestamp(id),
     );
     this.changed();
     return (await this.find(id))!;
@@ -293,7 +293,7 @@ export class MerchantService {
           web_payments_token_hash: sha256Hex(token),
           webhook_secret: secret,
         },
-        await this.clock.timestamp(id),
+        this.clock.timestamp(id),
       );
     } catch (error) {
       if (error instanceof UniqueViolation) throw keyInUse();

@@ -91,7 +91,7 @@ export class PaymentMethodService {
     return this.db.transaction(async (tx) => {
       const row = await this.getRow(tx, merchantId, id);
       if (!row.deleted_at) {
-        const now = await this.clock.timestamp(merchantId);
+        const now = this.clock.timestamp(merchantId);
         await repo.softDeletePaymentMethod(tx, id, now);
       }
       return this.toRecord(tx, await this.getRow(tx, merchantId, id));
@@ -150,7 +150,7 @@ export class PaymentMethodService {
    * in the caller's unit of work.
    */
   async tokenize(ex: Executor, merchant: MerchantRow, input: TokenizeInput): Promise<PaymentMethodRow> {
-    const now = await this.clock.now(merchant.id);
+    const now = this.clock.now(merchant.id);
     const outcome = await this.validate(ex, merchant, input, now);
     const personName = input.person_name!.trim();
     let customerId: string;
@@ -165,7 +165,7 @@ export class PaymentMethodService {
       customerId = (await this.customers.matchOrInsert(ex, merchant.id, fields)).id;
     }
     const id = crypto.randomUUID();
-    const timestamp = await this.clock.timestamp(merchant.id);
+    const timestamp = this.clock.timestamp(merchant.id);
     const isCard = input.method === "card";
     const digits = isCard ? digitsOnly(input.card_number!) : input.bank_account!;
     // The fingerprint tells the same card apart without being reversible to the number.

@@ -32,6 +32,6 @@ export class SandboxControl {
     this.services.webhooks.forget(merchantId);
     this.clock.forget(merchantId);
     // Its keys must stop working at once: the authentication cache may hold them.
-    await this.services.merchants.changed();
+    this.services.merchants.changed();
   }
 }

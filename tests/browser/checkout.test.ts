@@ -92,7 +92,7 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    example?.stop();
+    await example?.stop();
     await sandbox?.stop();
   });
 

@@ -82,7 +82,7 @@ describe.skipIf(!HAS_CHROMIUM)("a page on another origin attacks the sandbox in 
   afterAll(async () => {
     await browser?.close();
     await sandbox?.stop();
-    attacker?.stop(true);
+    await attacker?.stop(true);
   });
 
   test("its form POSTs and text/plain fetch are refused; data and clock are unchanged", async () => {

@@ -34,7 +34,7 @@ describe.skipIf(!HAS_CHROMIUM)("README: integrate in 5 minutes", () => {
 
   afterAll(async () => {
     await browser?.close();
-    shop?.stop(true);
+    await shop?.stop(true);
     await sandbox?.stop();
   });
 

@@ -171,9 +171,9 @@ describe.skipIf(!HAS_CHROMIUM)("payjs card frames in Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    example?.stop();
-    hangingFrames?.stop(true);
-    lossy?.stop(true);
+    await example?.stop();
+    await hangingFrames?.stop(true);
+    await lossy?.stop(true);
     await sandbox?.stop();
   });
 

@@ -143,7 +143,7 @@ describe.skipIf(!HAS_CHROMIUM)("PayJs as the specification types it, in Chromium
 
   afterAll(async () => {
     await browser?.close();
-    example?.stop();
+    await example?.stop();
     await sandbox?.stop();
   });
 

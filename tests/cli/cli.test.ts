@@ -227,7 +227,7 @@ describe("paysandbox command line", () => {
     expect(out).not.toContain("Script tag");
     const self = await fetch(`${ready.url}/self`, { headers: auth });
     expect(self.status).toBe(200);
-    child.stdin.end(); // what happens when the process that started it goes away
+    await child.stdin.end(); // what happens when the process that started it goes away
     const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
     expect(await child.exited).toBe(0);
     clearTimeout(timer);

@@ -126,14 +126,14 @@ describe("the merchant cache", () => {
     expect(fresh.status).toBe(200);
     expect(fresh.body.api_key).toBe("sk_rotated_key");
     // The public token too: the old one is unknown, the new one tokenizes.
-    await expect(tokenize(ctx)).rejects.toThrow(/401/);
+    expect(tokenize(ctx)).rejects.toThrow(/401/);
     expect((await tokenize(ctx, {}, "wpt_rotated_token")).id).toBeString();
   });
 
   test("a key already used by another merchant is refused and changes nothing", async () => {
     const ctx = await setup();
     const other = await otherMerchant(ctx);
-    await expect(ctx.deps.services.merchants.updateKeys(ctx.merchantId, { apiKey: other.api_key })).rejects.toThrow(
+    expect(ctx.deps.services.merchants.updateKeys(ctx.merchantId, { apiKey: other.api_key })).rejects.toThrow(
       /already in use/,
     );
     expect((await ctx.call("GET", "/self")).body.id).toBe(ctx.merchantId);
@@ -149,7 +149,7 @@ describe("the merchant cache", () => {
     const put = await ctx.call("PUT", `/_sandbox/merchants/${other.id}/settings`, { body: { avs_zip: true } });
     expect(put.status).toBe(200);
     expect((await ctx.call("GET", "/self", { auth: other.api_key })).body.settings.avs_zip).toBe(true);
-    await expect(tokenize(ctx, { address_zip: "" }, other.web_payments_token)).rejects.toThrow(/422/);
+    expect(tokenize(ctx, { address_zip: "" }, other.web_payments_token)).rejects.toThrow(/422/);
   });
 
   test("the dashboard shows a changed key, and the default merchant's configured key replaces a cached one at start", async () => {

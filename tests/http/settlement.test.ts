@@ -280,7 +280,7 @@ describe("settlement events and time order", () => {
       if (failures-- > 0) throw new Error("a failing job");
     });
     const target = midnight(2) + HOUR;
-    await expect(
+    expect(
       ctx.deps.clock.advance(ctx.merchantId, target - ctx.deps.clock.now(ctx.merchantId).getTime()),
     ).rejects.toThrow("a failing job");
     remove();

@@ -158,7 +158,7 @@ describe("the webhook outbox", () => {
     const hook = await subscribe(c, "http://127.0.0.1:9/hooks");
     const refused = await c.call("POST", "/customer", { body: { email: "not-an-email" } });
     expect(refused.status).toBe(422);
-    await expect(
+    expect(
       c.deps.db.transaction(async (tx) => {
         await c.deps.events.emit(tx, {
           merchantId: c.merchantId,

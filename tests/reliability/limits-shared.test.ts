@@ -50,7 +50,7 @@ describePostgres("--rate-limit on a shared PostgreSQL sandbox", () => {
     expect(limiters[0]).toBeInstanceOf(SharedRateLimiter);
     // Twelve requests at once, alternating processes: exactly five pass.
     const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => limiters[i % 2]!.take("merchant", "k:team")),
+      Array.from({ length: 12 }, async (_, i) => limiters[i % 2]!.take("merchant", "k:team")),
     );
     expect(answers.filter((a) => a === null)).toHaveLength(5);
     expect(answers.filter((a) => a === 12)).toHaveLength(7);

@@ -91,7 +91,7 @@ describePostgres("two sandbox processes on one PostgreSQL database", () => {
     const acknowledged = new Map<string, { id: string; total: number; success: boolean }>();
     let next = 0;
     let killed = false;
-    let restarted: Promise<void> | null = null;
+    let restarted: Promise<void> = Promise.resolve();
     const charge = async (n: number) => {
       const ref = `charge-${n}`;
       const total = 1 + (n % 17) + 0.25;

@@ -180,7 +180,7 @@ test("no full card number and no CVV reaches the database, its WAL, the log or a
       }
     } finally {
       await browser.close();
-      example.stop();
+      await example.stop();
     }
   } else console.warn("NOTICE: no Chromium: the card-data audit runs without its browser flow");
   if (HAS_CHROMIUM) expect(browserPays).toBe(TEST_CARDS.length);

@@ -62,7 +62,7 @@ describe("SQLite migrations", () => {
   test("a migration that fails leaves nothing of the run: no table, no record", async () => {
     const raw = new BunDatabase(":memory:", { strict: true });
     const broken = { version: 999, name: "999_broken", sql: "CREATE TABLE broken (" };
-    await expect(migrateSqlite(raw, [...SQLITE_MIGRATIONS, broken])).rejects.toThrow();
+    expect(migrateSqlite(raw, [...SQLITE_MIGRATIONS, broken])).rejects.toThrow();
     expect(tables(raw)).toEqual([]);
     raw.close();
   });
@@ -73,10 +73,10 @@ describe("SQLite migrations", () => {
     await migrateSqlite(raw, SQLITE_MIGRATIONS.slice(0, -1));
     raw.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_future', 'x')");
     const last = SQLITE_MIGRATIONS.at(-1)!;
-    await expect(migrateSqlite(raw)).rejects.toThrow(NEWER);
+    expect(migrateSqlite(raw)).rejects.toThrow(NEWER);
     expect(raw.query("SELECT version FROM schema_migrations WHERE version = ?").all(last.version)).toEqual([]);
     raw.close();
-    await expect(openSqlite(path)).rejects.toThrow(NEWER);
+    expect(openSqlite(path)).rejects.toThrow(NEWER);
   });
 
   test("the server refuses to start on a file set up by a newer sandbox, saying why", async () => {
@@ -102,7 +102,7 @@ describe("SQLite migrations", () => {
       const outputs = children.map((proc) => readLines(proc.stdout));
       for (const output of outputs) expect(await output.next()).toBe("ready");
       for (const proc of children) {
-        proc.stdin.write("go\n");
+        await proc.stdin.write("go\n");
         await proc.stdin.flush();
       }
       const results = await Promise.all(

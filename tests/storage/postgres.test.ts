@@ -84,7 +84,7 @@ describePostgres("PostgreSQL executor", () => {
   });
 
   test("an int8 beyond what a JS number holds exactly is an error, not a wrong number", async () => {
-    await expect(db.get(sql`SELECT 9007199254740993::int8 AS n`)).rejects.toThrow(RangeError);
+    expect(db.get(sql`SELECT 9007199254740993::int8 AS n`)).rejects.toThrow(RangeError);
     expect(await db.get(sql`SELECT 9007199254740991::int8 AS n`)).toEqual({ n: Number.MAX_SAFE_INTEGER });
   });
 
@@ -118,7 +118,7 @@ describePostgres("PostgreSQL executor", () => {
 
   test("a transaction rolls back everything and rethrows when its work throws", async () => {
     const failure = new Error("card declined");
-    await expect(
+    expect(
       db.transaction(async (tx) => {
         await insert(tx, "rb1");
         throw failure;
@@ -180,8 +180,8 @@ describePostgres("PostgreSQL executor", () => {
   );
 
   test("a URL that is not postgres:// or a server that does not answer stops with a clear message", async () => {
-    await expect(openPostgres("sqlite://x.db")).rejects.toThrow("expected a postgres:// URL, got sqlite://");
-    await expect(openPostgres("not a url")).rejects.toThrow('expected a postgres:// URL, got "not a url"');
+    expect(openPostgres("sqlite://x.db")).rejects.toThrow("expected a postgres:// URL, got sqlite://");
+    expect(openPostgres("not a url")).rejects.toThrow('expected a postgres:// URL, got "not a url"');
     const refused = await openPostgres("postgres://sandbox:s3cret@127.0.0.1:1/nowhere", {
       connectionTimeout: 5,
     }).catch((e: unknown) => e as Error);
@@ -220,7 +220,7 @@ describePostgres("PostgreSQL migrations", () => {
         await db.run(
           sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${999}, ${"999_future"}, ${"x"})`,
         );
-        await expect(migratePostgres(db)).rejects.toThrow(
+        expect(migratePostgres(db)).rejects.toThrow(
           "the database has migrations this sandbox does not know (999): it was set up by a newer paysandbox",
         );
       } finally {
@@ -243,7 +243,7 @@ describePostgres("PostgreSQL migrations", () => {
         const outputs = children.map((proc) => readLines(proc.stdout));
         for (const output of outputs) expect(await output.next()).toBe("ready");
         for (const proc of children) {
-          proc.stdin.write("go\n");
+          await proc.stdin.write("go\n");
           await proc.stdin.flush();
         }
         const results = await Promise.all(
@@ -532,7 +532,7 @@ describePostgres("the PostgreSQL test harness", () => {
         if (process.getuid?.() === 0) expect(statSync(server.dir).uid).not.toBe(0);
         await server.stop();
         expect(existsSync(server.dir)).toBe(false);
-        await expect(openPostgres(url, { connectionTimeout: 5 })).rejects.toThrow("cannot connect to PostgreSQL");
+        expect(openPostgres(url, { connectionTimeout: 5 })).rejects.toThrow("cannot connect to PostgreSQL");
       }
     },
     POSTGRES_TIMEOUT_MS,
@@ -573,7 +573,7 @@ describePostgres("the run's shared PostgreSQL server", () => {
       const deadline = Date.now() + 30_000;
       while (existsSync(seen[0]!.dir) && Date.now() < deadline) await Bun.sleep(100);
       expect(existsSync(seen[0]!.dir)).toBe(false);
-      await expect(
+      expect(
         openPostgres(`postgres://paysandbox@127.0.0.1:${seen[0]!.port}/postgres`, { connectionTimeout: 5 }),
       ).rejects.toThrow("cannot connect to PostgreSQL");
     },

@@ -97,7 +97,7 @@ describe("SQLite units of work", () => {
 
   test("a unit of work that throws writes nothing; a nested one that throws undoes only itself", async () => {
     const { db } = fresh();
-    await expect(
+    expect(
       db.transaction(async (tx) => {
         await tx.run(sql`INSERT INTO things (id, n) VALUES (${"a"}, 1)`);
         throw new Error("refused");
@@ -107,7 +107,7 @@ describe("SQLite units of work", () => {
 
     await db.transaction(async (tx) => {
       await tx.run(sql`INSERT INTO things (id, n) VALUES (${"a"}, 1)`);
-      await expect(
+      expect(
         tx.transaction(async (inner) => {
           await inner.run(sql`INSERT INTO things (id, n) VALUES (${"b"}, 2)`);
           throw new Error("inner");
@@ -120,7 +120,7 @@ describe("SQLite units of work", () => {
   test("a unique-constraint failure is a UniqueViolation", async () => {
     const { db } = fresh();
     await db.run(sql`INSERT INTO things (id, n) VALUES (${"a"}, 1)`);
-    await expect(db.run(sql`INSERT INTO things (id, n) VALUES (${"a"}, 2)`)).rejects.toBeInstanceOf(UniqueViolation);
+    expect(db.run(sql`INSERT INTO things (id, n) VALUES (${"a"}, 2)`)).rejects.toBeInstanceOf(UniqueViolation);
   });
 
   test("a unit that awaits keeps the connection: others wait, and never see its uncommitted rows", async () => {
@@ -136,7 +136,7 @@ describe("SQLite units of work", () => {
     const other = db.transaction((tx) => tx.run(sql`INSERT INTO things (id, n) VALUES (${"other"}, 2)`));
     await Bun.sleep(0);
     release();
-    await expect(slow).rejects.toThrow("changed its mind");
+    expect(slow).rejects.toThrow("changed its mind");
     expect(await seen).toEqual([]);
     await other;
     expect(await db.all(sql`SELECT id FROM things`)).toEqual([{ id: "other" }]);
@@ -173,7 +173,7 @@ describe("SQLite group commit", () => {
       throw new Error("no");
     });
     await ok;
-    await expect(bad).rejects.toThrow("no");
+    expect(bad).rejects.toThrow("no");
     await db.settled();
     expect(count(path)).toBe(1);
   });

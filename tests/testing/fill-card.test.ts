@@ -81,9 +81,7 @@ describe.skipIf(!HAS_CHROMIUM)("fillCard()", () => {
       await page.setContent("<p>no card form here</p>");
       const error = await fillCard(page, cards.visa.approve, { timeoutMs: 300 }).catch((e: Error) => e);
       expect(String(error)).toContain("#card-number iframe");
-      await expect(fillCard(undefined as unknown as Page, cards.visa.approve)).rejects.toThrow(
-        "expects a Playwright Page",
-      );
+      expect(fillCard(undefined as unknown as Page, cards.visa.approve)).rejects.toThrow("expects a Playwright Page");
     } finally {
       await page.close();
     }

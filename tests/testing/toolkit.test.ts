@@ -227,7 +227,7 @@ describe("merchants and helpers", () => {
     expect(Date.parse(otherNow.replace(" ", "T") + "Z") - Date.parse(before.replace(" ", "T") + "Z")).toBeLessThan(
       60_000,
     );
-    await expect(merchant.clock.advance(-1)).rejects.toThrow("expects a number of days ≥ 0, got -1");
+    expect(merchant.clock.advance(-1)).rejects.toThrow("expects a number of days ≥ 0, got -1");
   });
 
   test("clock.advance() runs a due webhook retry", async () => {
@@ -275,7 +275,7 @@ describe("merchants and helpers", () => {
     expect(bob.to).toBe("bob@example.com");
     expect((await merchant.outbox.list()).length).toBe(3);
     // The other merchant's outbox is its own.
-    await expect(other.outbox.waitFor({ to: "ada@example.com", timeoutMs: 200 })).rejects.toThrow(
+    expect(other.outbox.waitFor({ to: "ada@example.com", timeoutMs: 200 })).rejects.toThrow(
       "The merchant's outbox holds 0",
     );
   });
@@ -325,7 +325,7 @@ describe("merchants and helpers", () => {
     expect(receiver.deliveries.length).toBeGreaterThan(0);
     // Another merchant's deliveries never arrive here.
     await charge(sandbox, other, cards.visa.approve.number, 8);
-    await expect(
+    expect(
       receiver.waitFor<{ total: number }>("create_transaction", {
         where: (record) => record.total === 8,
         timeoutMs: 700,

@@ -45,7 +45,7 @@ describe("examples/serve.ts", () => {
       expect(page).toContain('<button type="button" class="pay" id="pay-card" disabled>');
       expect(page).not.toContain("{{");
     } finally {
-      server.stop();
+      await server.stop();
     }
   });
 

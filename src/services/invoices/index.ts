@@ -179,7 +179,7 @@ export class InvoiceService {
     assertValid(errors);
     const pm = await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id);
     const email = input.email?.trim() || invoice.email;
-    await repo.setInvoicePaymentMethod(ex, invoice.id, pm.id, email, await this.clock.timestamp(merchantId));
+    await repo.setInvoicePaymentMethod(ex, invoice.id, pm.id, email, this.clock.timestamp(merchantId));
     const row = await this.getRow(ex, merchantId, invoice.id);
     const record = await this.toRecord(ex, row);
     await this.events.emit(ex, { merchantId, name: "update_invoice", record });
@@ -235,7 +235,7 @@ export class InvoiceService {
     },
   ): Promise<RowAndRecord> {
     const id = crypto.randomUUID();
-    const now = await this.clock.timestamp(merchantId);
+    const now = this.clock.timestamp(merchantId);
     await repo.insertInvoice(ex, {
       id,
       merchant_id: merchantId,
@@ -290,7 +290,7 @@ export class InvoiceService {
       isMerchantPresent: options.isMerchantPresent,
       // The attempt's receipt is e-mailed right after the commit (src/services/mail/receipts.ts); the
       // charge records it from the start, so its answer, replays and webhooks all agree.
-      receiptEmailAt: receiptAddress(invoice) ? await this.clock.timestamp(merchantId) : null,
+      receiptEmailAt: receiptAddress(invoice) ? this.clock.timestamp(merchantId) : null,
       invoiceSyncedByCaller: true,
     });
     const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction);
@@ -323,7 +323,7 @@ export class InvoiceService {
     if (!row || row.status === "DELETED") return undefined;
     const update = await columnsFromTransactions(ex, row, failedCharge, () => this.clock.timestamp(merchantId));
     if (Object.keys(update).length === 0) return undefined;
-    update.updated_at = await this.clock.timestamp(merchantId);
+    update.updated_at = this.clock.timestamp(merchantId);
     await repo.updateInvoiceColumns(ex, row.id, update);
     // The row as that UPDATE left it (it wrote only these columns; undefined as NULL): not read back.
     const written = Object.fromEntries(Object.entries(update).map(([column, value]) => [column, value ?? null]));
@@ -346,7 +346,7 @@ export class InvoiceService {
           status: row.status,
         });
       }
-      const now = await this.clock.timestamp(merchantId);
+      const now = this.clock.timestamp(merchantId);
       await repo.softDeleteInvoice(tx, id, now);
       const record = await this.get(merchantId, id, tx);
       await this.events.emit(tx, { merchantId, name: "update_invoice", record });
@@ -356,11 +356,11 @@ export class InvoiceService {
 
   /** Marks the invoice as e-mailed (sent_at) the first time a receipt or invoice e-mail goes out. */
   async markSent(merchantId: string, id: string): Promise<void> {
-    await repo.markInvoice(this.db, merchantId, id, "sent_at", await this.clock.timestamp(merchantId));
+    await repo.markInvoice(this.db, merchantId, id, "sent_at", this.clock.timestamp(merchantId));
   }
 
   /** Marks the invoice as viewed by its customer (the hosted pages). */
   async markViewed(merchantId: string, id: string): Promise<void> {
-    await repo.markInvoice(this.db, merchantId, id, "viewed_at", await this.clock.timestamp(merchantId));
+    await repo.markInvoice(this.db, merchantId, id, "viewed_at", this.clock.timestamp(merchantId));
   }
 }

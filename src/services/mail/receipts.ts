@@ -212,7 +212,7 @@ export class ReceiptService {
     const { transactions } = this.deps.services;
     return this.deps.db.transaction(async (tx) => {
       await alongside(tx);
-      const now = await this.deps.clock.timestamp(merchantId);
+      const now = this.deps.clock.timestamp(merchantId);
       await stampReceipt(tx, merchantId, transactionId, column, now);
       const record = await transactions.get(merchantId, transactionId, tx);
       await this.deps.events.emit(tx, { merchantId, name: "update_transaction", record });

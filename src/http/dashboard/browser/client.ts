@@ -124,7 +124,10 @@ function formJson(form: HTMLFormElement): Record<string, string | boolean> {
 }
 
 // Actions (POST forms) go as same-origin JSON, the only kind the dashboard accepts.
-document.addEventListener("submit", async (event) => {
+document.addEventListener("submit", (event) => void submitAction(event));
+
+/** Sends a POST form as JSON and shows the answer beside it. */
+async function submitAction(event: SubmitEvent): Promise<void> {
   const form = event.target as HTMLFormElement;
   // getAttribute, not form.method: a control named "method" (the transactions filter) shadows the property.
   if ((form.getAttribute("method") ?? "get").toLowerCase() !== "post") return;
@@ -172,7 +175,7 @@ document.addEventListener("submit", async (event) => {
     answers.delete(key);
     flash(answer.message ?? "Done.");
   }
-});
+}
 
 /** A message at the top of the page, focused so a screen reader and a keyboard user land on it. */
 function flash(message: string, focus = true): void {

@@ -75,9 +75,10 @@ if (!PayJs) {
       root.dataset.ready = "true";
       for (const button of document.querySelectorAll<HTMLButtonElement>("button[data-test-pan]")) {
         button.disabled = false;
-        button.addEventListener("click", async () => {
-          await handler.setTestPan(button.dataset.testPan ?? "");
-          await handler.setTestCvv(button.dataset.testCvv ?? "123");
+        button.addEventListener("click", () => {
+          void handler
+            .setTestPan(button.dataset.testPan ?? "")
+            .then(() => handler.setTestCvv(button.dataset.testCvv ?? "123"));
         });
       }
     },
@@ -86,8 +87,13 @@ if (!PayJs) {
     },
   );
 
-  form.addEventListener("submit", async (event) => {
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
+    void pay();
+  });
+
+  /** Pays the invoice with the card form's card and shows the answer. */
+  async function pay(): Promise<void> {
     const data = Object.fromEntries(new FormData(form)) as Record<string, string>;
     const [month, year] = [data.month, data.year];
     payButton.disabled = true;
@@ -116,5 +122,5 @@ if (!PayJs) {
     } finally {
       payButton.disabled = false;
     }
-  });
+  }
 }

@@ -1,0 +1,1 @@
+export { default } from "./tools/eslint/config.js";
