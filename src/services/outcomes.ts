@@ -79,7 +79,7 @@ export class OutcomeService {
       }
       if (Object.keys(errors).length > 0 || !pm) throw new ValidationFailed(errors);
       const outcomes = list as Outcome[];
-      await repo.armOutcomes(tx, pm, outcomes, await this.clock.timestamp(merchantId));
+      await repo.armOutcomes(tx, pm, outcomes, this.clock.timestamp(merchantId));
       return { payment_method_id: pm.id, outcomes };
     });
   }

@@ -485,7 +485,7 @@ describe("merchant.outcomes", () => {
       expect(await sandbox.outcomes.pending()).toEqual([]);
       expect(await merchant.outcomes.clear(method.body.id)).toBe(1);
       expect((await sale()).status).toBe(200);
-      await expect(merchant.outcomes.next(method.body.id, ["nope" as "approve"])).rejects.toThrow("is not an outcome");
+      expect(merchant.outcomes.next(method.body.id, ["nope" as "approve"])).rejects.toThrow("is not an outcome");
     } finally {
       await sandbox.stop();
     }
