@@ -515,7 +515,7 @@ describe("merchant.faults", () => {
       expect(listed.pending).toEqual([]);
       expect(listed.fired).toEqual([expect.objectContaining({ kind: "unavailable_503", path: "/charge" })]);
       expect(await merchant.faults.clear()).toBe(0);
-      await expect(merchant.faults.next("POST /nope", { kind: "error_500" })).rejects.toThrow("matches no route");
+      expect(merchant.faults.next("POST /nope", { kind: "error_500" })).rejects.toThrow("matches no route");
     } finally {
       await sandbox.stop();
     }
