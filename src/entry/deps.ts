@@ -55,6 +55,7 @@ export async function buildDeps(options: CreateAppOptions): Promise<AppDeps> {
     log,
     services,
     mailer,
+    liveStreams: new Set(),
     workers: [
       clockTicker(clock, log),
       mailer.worker(),

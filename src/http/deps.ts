@@ -24,6 +24,11 @@ export interface AppDeps {
   services: Services;
   /** The e-mail and SMS outboxes (src/services/mail/mailer.ts); relays e-mail too with --smtp. */
   mailer: Mailer;
+  /**
+   * The close functions of the open live-refresh streams of the dashboard
+   * (src/http/dashboard/routes/live.ts): a shutdown ends them (closeLiveStreams).
+   */
+  liveStreams: Set<() => void>;
   /** Background loops (the real-time clock ticker, the webhook dispatcher, ...): started by src/entry/server.ts, and by tests that need them. */
   workers: Worker[];
 }

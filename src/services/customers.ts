@@ -72,6 +72,12 @@ export function matchKey(email: string, firstname: string, lastname: string): st
 
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
+/**
+ * Customers: made by POST /customer or by tokenize (matched by e-mail and name). Vocabulary
+ * (docs/architecture.md, "Services"): `get` (the record by id, or a 404), `find` (the record, or
+ * undefined), `list` (a page), `create`, `update`, `delete`; `validateForCreate`, `insert` and
+ * `matchOrInsert` for tokenize's unit of work; `getRow`, `findRow` (the stored row).
+ */
 export class CustomerService {
   constructor(
     private readonly db: Database,

@@ -109,6 +109,12 @@ export type DepositView = Omit<DepositRow, "merchant_id" | "created_at" | "updat
 
 export const DASHBOARD_PER_PAGE = 50;
 
+/**
+ * One reader per dashboard page or panel, over the same service queries the API answers with: a
+ * plural noun (`transactions`, `customers`, `invoices`, `emails`, `sms`, `deposits`, `deliveries`)
+ * is a page (`{ rows, total }`, 50 a page), a singular one a record or undefined; `merchant` is
+ * the one the picker names (else the default), `changeMark` the live refresh's change number.
+ */
 export class DashboardService {
   constructor(
     private readonly db: Database,
@@ -186,7 +192,7 @@ export class DashboardService {
 
   /** Every settlement batch, pending deposits included, newest first. */
   deposits(merchantId: string, page: PageRequest): Promise<Listing<DepositView>> {
-    return this.services.deposits.all(merchantId, page);
+    return this.services.deposits.listWithPending(merchantId, page);
   }
 
   invoices(merchantId: string, page: PageRequest, filters: InvoiceFilters = {}): Promise<Listing<InvoiceView>> {

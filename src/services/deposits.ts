@@ -14,7 +14,11 @@ export type { DateRange } from "../storage/repositories/deposits";
 /** One transaction of a deposit (GET /query/depositDetail): the type of its schema. */
 export type DepositDetailItem = typeof DepositDetailItemSchema.static;
 
-/** Reads the deposits the settlement jobs (src/services/settlement.ts) wrote. */
+/**
+ * Reads the deposits the settlement jobs (src/services/settlement.ts) wrote. Vocabulary: `list`
+ * (landed deposits by deposit date, GET /query/deposit), `listWithPending` (every batch, the
+ * dashboard), `listDetail` (a batch's or a date range's transactions, GET /query/depositDetail).
+ */
 export class DepositService {
   constructor(
     private readonly db: Database,
@@ -39,7 +43,7 @@ export class DepositService {
   }
 
   /** Every deposit of the merchant, pending ones included, newest first (the dashboard). */
-  async all(merchantId: string, page: PageRequest): Promise<Listing<DepositRow>> {
+  async listWithPending(merchantId: string, page: PageRequest): Promise<Listing<DepositRow>> {
     const total = await repo.countDeposits(this.db, merchantId);
     const rows = await repo.listDeposits(this.db, merchantId, page.perPage, page.offset);
     return { rows, total };
@@ -51,7 +55,7 @@ export class DepositService {
    * first and each one's transactions oldest first. Each row has its fee, net and the real
    * service's deposit-detail fields; the records of a page are built in a few queries, whatever its size.
    */
-  async detail(
+  async listDetail(
     merchantId: string,
     query: DateRange & { batchId?: string },
     page: PageRequest,

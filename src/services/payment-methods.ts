@@ -49,6 +49,13 @@ function splitName(personName: string): { firstname: string; lastname: string } 
   return { firstname: parts[0] ?? "", lastname: parts.slice(1).join(" ") };
 }
 
+/**
+ * Payment methods: a card or bank account tokenized (the number never kept). Vocabulary
+ * (docs/architecture.md, "Services"): `get` (the record by id, or a 404), `listForCustomer` (every
+ * one of a customer, no page), `create` (tokenize and answer the record), `delete`; the domain
+ * verbs `tokenize` and `chargeable`/`chargeableWithCustomer` (the row, or why it cannot be
+ * charged); `getRow`, `findRow` (the stored row) and the record builder `toRecord`.
+ */
 export class PaymentMethodService {
   constructor(
     private readonly db: Database,

@@ -32,7 +32,7 @@ export function depositRoutes(deps: AppDeps) {
       "/depositDetail",
       async ({ merchant, query, request }) => {
         const page = pageRequest(query);
-        const { deposit, ...listing } = await deposits.detail(
+        const { deposit, ...listing } = await deposits.listDetail(
           merchant.id,
           { batchId: query.batch_id, startDate: query.startDate, endDate: query.endDate },
           page,

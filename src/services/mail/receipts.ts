@@ -1,6 +1,8 @@
 /**
  * Receipts by e-mail and SMS: the automatic one after every pay() attempt (send_receipt), and
  * the ones a merchant asks for with POST /transaction/{id}/receipt-email and /receipt-sms.
+ * ReceiptService's verbs: `afterInvoicePayment`, `emailTransaction`, `smsTransaction`, and `view`
+ * (what a receipt shows, which ./receipt-templates.ts renders as HTML, text and SMS).
  */
 import { parseJson } from "../../lib/json";
 import { safeHref } from "../../lib/html";

@@ -24,15 +24,12 @@ export function liveRoutes(kit: DashboardKit) {
   );
 }
 
-/** The open live-refresh streams of each app, so a shutdown can end them. */
-const openStreams = new WeakMap<AppDeps, Set<() => void>>();
-
 /**
  * Ends every open live-refresh stream (src/entry/server.ts calls it on SIGINT/SIGTERM: an open dashboard tab
  * would otherwise keep the server's graceful stop waiting forever).
  */
 export function closeLiveStreams(deps: AppDeps): void {
-  for (const close of [...(openStreams.get(deps) ?? [])]) close();
+  for (const close of [...deps.liveStreams]) close();
 }
 
 /**
@@ -82,8 +79,7 @@ export function changeStream(
           .finally(() => (polling = false));
       }, 1000);
       const heartbeat = setInterval(() => send(": keep-alive\n\n"), 8_000);
-      let streams = openStreams.get(deps);
-      if (!streams) openStreams.set(deps, (streams = new Set()));
+      const streams = deps.liveStreams;
       const close = () => cleanup();
       streams.add(close);
       cleanup = () => {
