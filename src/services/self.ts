@@ -16,7 +16,7 @@ function merchantNumber(merchantId: string): string {
   return `52${digits.slice(-10)}`;
 }
 
-/** The answer of GET /self for a merchant (api/self/model.ts). */
+/** The answer of GET /self for a merchant (its schema: src/domain/schemas/self.ts). */
 export function selfRecord(row: MerchantRow): SelfRecord {
   const settings = settingsOf(row);
   return {
