@@ -60,11 +60,11 @@ export function banner(
     "  Script tag:",
     `    <script src="${url}/payjs.js"></script>`,
     "",
-    "  Charge with curl (tokenize a test card, then charge it):",
-    `    curl -s ${url}/webpayment/${token}/tokenize -H 'Content-Type: application/json' \\`,
-    `      -d '{"method":"card","card_number":"4111111111111111","card_exp":"1230","person_name":"Ada Lovelace"}'`,
+    "  Charge with curl (tokenize a test card, then charge it; paste all four lines):",
+    `    pm=$(curl -s ${url}/webpayment/${token}/tokenize -H 'Content-Type: application/json' \\`,
+    `      -d '{"method":"card","card_number":"4111111111111111","card_exp":"1230","person_name":"Ada Lovelace"}' | node -p 'JSON.parse(fs.readFileSync(0)).id')`,
     `    curl -s ${url}/charge -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' \\`,
-    `      -d '{"payment_method_id":"<id from tokenize>","total":10.50}'`,
+    `      -d '{"payment_method_id":"'"$pm"'","total":10.50}'`,
     "",
   ].join("\n");
 }

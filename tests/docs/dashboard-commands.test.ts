@@ -1,10 +1,12 @@
 /**
- * The commands the dashboard shows with a copy button (the first-payment steps of an empty
- * transactions list, the keys page's curl pair), copied and pasted into bash in that order: the
- * tokenize command keeps the payment method's id in `$pm` and the charge command charges it.
+ * The commands the sandbox shows to copy — the first-payment steps of the dashboard's empty
+ * transactions list, the keys page's curl pair, the start banner's — pasted into bash in that
+ * order: the tokenize command keeps the payment method's id in `$pm` and the charge command
+ * charges it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { serve, setup, type TestContext } from "../support/app";
+import { FROM_SOURCES, startServer } from "../support/process";
 
 let ctx: TestContext;
 let server: ReturnType<typeof serve>;
@@ -55,5 +57,23 @@ describe("the dashboard's copyable commands", () => {
     }
     const list = await ctx.call("GET", "/transaction");
     expect(list.body.total).toBe(2);
+  }, 30_000);
+
+  test("the start banner's four curl lines charge a card when pasted", async () => {
+    const server = await startServer([...FROM_SOURCES, "--port", "0", "--db", ":memory:"]);
+    try {
+      const banner = server.stdout();
+      const start = banner.indexOf("  Charge with curl");
+      const lines = banner
+        .slice(banner.indexOf("\n", start) + 1)
+        .split("\n")
+        .slice(0, 4)
+        .map((line) => line.replace(/^ {4}/, ""));
+      expect(lines[0]).toStartWith("pm=$(curl");
+      expect(lines.join("\n")).not.toContain("<id");
+      expect(await paste([lines.join("\n")])).toMatchObject({ success: true, total: 10.5 });
+    } finally {
+      await server.stop();
+    }
   }, 30_000);
 });

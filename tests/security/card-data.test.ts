@@ -25,7 +25,7 @@ let child: ChildProcess | undefined;
 let stdout = "";
 let stderr = "";
 /** The audited log: everything but the start banner, whose curl example shows the public test Visa on purpose. */
-const auditedLog = () => stderr + stdout.slice(stdout.indexOf("<id from tokenize>"));
+const auditedLog = () => stderr + stdout.slice(stdout.indexOf(`'"$pm"'`));
 
 afterAll(() => {
   child?.kill("SIGKILL");
