@@ -41,6 +41,11 @@ export async function createApp(options: CreateAppOptions) {
 export function composeApp(deps: AppDeps) {
   // The routes of the composed app, for the fault patterns of /_sandbox/faults to be checked against.
   const routes: RouteInfo[] = [];
+  // The fixture steps run through a second instance of this app, made on first use: it has no
+  // server, so its sandbox controls see the steps as the local requests they are.
+  let inProcess: { handle(request: Request): Promise<Response> } | undefined;
+  const handle = (request: Request): Promise<Response> =>
+    (inProcess ??= composeApp(deps) as { handle(request: Request): Promise<Response> }).handle(request);
   const app = new Elysia()
     .decorate("deps", deps)
     // The pipeline, in order (src/http/pipeline/index.ts): host check → CORS → cross-site and
@@ -62,7 +67,7 @@ export function composeApp(deps: AppDeps) {
     .use(paymentMethodRoutes(deps))
     .use(selfRoutes(deps))
     .use(webhookRoutes(deps))
-    .use(sandboxRoutes(deps, () => routes))
+    .use(sandboxRoutes(deps, () => routes, handle))
     .use(dashboardRoutes(deps));
   routes.push(...app.routes.map((route) => ({ method: route.method, path: route.path })));
   return app;

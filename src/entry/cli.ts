@@ -150,6 +150,13 @@ export const OPTIONS: readonly Option[] = [
     help: "start with a fresh SQLite file (refused for a postgres:// database: drop and re-create it instead)",
   },
   {
+    key: "fixtures",
+    flag: "--fixtures",
+    env: "PAYSANDBOX_FIXTURES",
+    kind: "string",
+    help: "apply this fixture document (JSON) to the default merchant at start, once (docs/testing.md)",
+  },
+  {
     key: "readyJson",
     flag: "--ready-json",
     env: "PAYSANDBOX_READY_JSON",

@@ -3,7 +3,7 @@
  * The CLI entry: parse flags and env → open the database → createApp → listen → banner.
  * `npm start` runs this; so does the compiled binary.
  */
-import { accessSync, constants, existsSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { dirname, resolve } from "node:path";
 import { composeApp, VERSION } from "./app";
@@ -124,6 +124,45 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/**
+ * --fixtures FILE: the document applied to the default merchant through POST /_sandbox/fixtures
+ * with `once`, so a restart with the same file changes nothing. A document that fails stops the
+ * start, naming the step and the field.
+ */
+async function applyFixtureFile(
+  path: string,
+  handle: (request: Request) => Response | Promise<Response>,
+  log: { info(message: string): void },
+): Promise<void> {
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    fail(`cannot read the fixture document ${path} (--fixtures): ${reason(error)}`);
+  }
+  if (!document || typeof document !== "object" || Array.isArray(document))
+    fail(`--fixtures ${path}: expected a JSON object {"steps": [...]} (docs/testing.md)`);
+  const response = await handle(
+    new Request("http://localhost/_sandbox/fixtures", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...document, once: true }),
+    }),
+  );
+  const answer = (await response.json()) as { applied?: boolean; message?: string; errors?: Record<string, string[]> };
+  if (response.status !== 200) {
+    const fields = Object.entries(answer.errors ?? {}).map(
+      ([field, messages]) => `\n  ${field}: ${messages.join(" ")}`,
+    );
+    fail(`--fixtures ${path}: ${answer.message ?? `HTTP ${response.status}`}${fields.join("")}`);
+  }
+  log.info(
+    answer.applied
+      ? `fixtures: ${path} applied to the default merchant`
+      : `fixtures: ${path} was applied before (since the last reset); nothing changed`,
+  );
+}
+
 interface OpenedDatabase {
   db: Database;
   /** Where the data is, for the banner and the ready line: the file, or the URL without its password. */
@@ -208,6 +247,8 @@ export async function main(argv: string[]): Promise<void> {
     ? (request: Request) => around(grouped, () => app.fetch(request))
     : (request: Request) => app.fetch(request);
   if (grouped) deps.workers.push(groupCommitWorker(grouped));
+  // Before listening: no request sees the default merchant half set up.
+  if (config.fixtures) await applyFixtureFile(config.fixtures, handle, log);
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({

@@ -48,6 +48,11 @@ export interface Config {
   logRequests: boolean;
   /** Delete the SQLite database file before starting (refused on PostgreSQL). */
   reset: boolean;
+  /**
+   * A fixture document (JSON, docs/testing.md) applied to the default merchant at start, once: a
+   * start with the same document finds it applied and changes nothing. "" = none.
+   */
+  fixtures: string;
   /** Print one JSON line when listening instead of the banner, for tools that start the sandbox. */
   readyJson: boolean;
   /** Stop when standard input closes: the process that started the sandbox is gone. */
@@ -75,6 +80,7 @@ export const DEFAULT_CONFIG: Config = {
   quiet: false,
   logRequests: false,
   reset: false,
+  fixtures: "",
   readyJson: false,
   stopWithStdin: false,
 };

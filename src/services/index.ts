@@ -13,6 +13,7 @@ import type { Logger } from "../lib/logger";
 import { CustomerService } from "./customers";
 import { DashboardService } from "./dashboard";
 import { DepositService } from "./deposits";
+import { FixtureService } from "./fixtures";
 import { InvoiceService } from "./invoices";
 import type { Mailer } from "./mail/mailer";
 import { ReceiptService } from "./mail/receipts";
@@ -58,6 +59,8 @@ export interface Services {
   snapshots: SnapshotService;
   /** Targeted faults armed by POST /_sandbox/faults (fired by the request pipeline). */
   faults: FaultService;
+  /** Fixture documents applied to a merchant (/_sandbox/fixtures, --fixtures FILE). */
+  fixtures: FixtureService;
 }
 
 /** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
@@ -96,6 +99,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     await webhooks.enqueue(ex, event);
   });
   const core = { merchants, customers, paymentMethods, transactions, invoices, webhooks };
+  const snapshots = new SnapshotService(db, core, clock);
   const receipts = new ReceiptService({ ...options, services: core });
   return {
     ...core,
@@ -106,7 +110,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     dashboard: new DashboardService(db, { ...core, deposits }, mailer),
     sandbox: new SandboxControl(db, core, clock),
     outcomes: new OutcomeService(db, clock),
-    snapshots: new SnapshotService(db, core, clock),
+    snapshots,
     faults: new FaultService(),
+    fixtures: new FixtureService(db, snapshots, clock),
   };
 }
