@@ -1,4 +1,8 @@
-import type { DepositDetailItem as DepositDetailItemSchema } from "../domain/schemas/deposits";
+import type {
+  DepositDetailItem as DepositDetailItemSchema,
+  FundingRecord as FundingRecordSchema,
+} from "../domain/schemas/deposits";
+import { parseJson } from "../lib/json";
 import type { Database } from "../storage/database";
 import * as repo from "../storage/repositories/deposits";
 import type { DateRange, DepositRow } from "../storage/repositories/deposits";
@@ -14,10 +18,14 @@ export type { DateRange } from "../storage/repositories/deposits";
 /** One transaction of a deposit (GET /query/depositDetail): the type of its schema. */
 export type DepositDetailItem = typeof DepositDetailItemSchema.static;
 
+/** One funding instruction of GET /transaction/{id}/funding: the type of its schema. */
+export type Funding = typeof FundingRecordSchema.static;
+
 /**
  * Reads the deposits the settlement jobs (src/services/settlement.ts) wrote. Vocabulary: `list`
  * (landed deposits by deposit date, GET /query/deposit), `listWithPending` (every batch, the
- * dashboard), `listDetail` (a batch's or a date range's transactions, GET /query/depositDetail).
+ * dashboard), `listDetail` (a batch's or a date range's transactions, GET /query/depositDetail),
+ * `funding` (the batches and deposits of one transaction, GET /transaction/{id}/funding).
  */
 export class DepositService {
   constructor(
@@ -67,6 +75,48 @@ export class DepositService {
     const deposits = await repo.depositsOfBatches(this.db, merchantId, [...new Set(rows.map((row) => row.batch_id!))]);
     const records = await this.transactions.toRecords(this.db, rows);
     return { rows: rows.map((row, index) => item(row, records[index]!, deposits.get(row.batch_id!)!)), total };
+  }
+
+  /**
+   * GET /transaction/{id}/funding: each row of the transaction's family that settled (the sale or
+   * capture, the refunds), oldest first, with its batch and that batch's deposit. A transaction
+   * that has not settled yet (or never will: declined, voided) has none: an empty list.
+   */
+  async funding(merchantId: string, transactionId: string): Promise<Funding[]> {
+    const family = await this.transactions.family(merchantId, transactionId);
+    const settled = family.filter((row) => row.batch_id !== null && row.type !== "pre_auth");
+    const deposits = await repo.depositsOfBatches(this.db, merchantId, [
+      ...new Set(settled.map((row) => row.batch_id!)),
+    ]);
+    const memo = parseJson<{ memo?: unknown }>(family[0]!.meta, {}).memo;
+    return settled.flatMap((row) => {
+      const deposit = deposits.get(row.batch_id!);
+      if (!deposit) return [];
+      return [
+        {
+          id: row.id,
+          transaction_id: transactionId,
+          invoice_id: row.invoice_id,
+          engine_settlement_id: row.batch_id!,
+          engine_transaction_id: row.id,
+          account_id: null,
+          amount: centsToNumber(row.type === "refund" ? -row.total_cents : row.total_cents),
+          memo: typeof memo === "string" ? memo : null,
+          meta: null,
+          created_at: row.settled_at!,
+          updated_at: deposit.updated_at,
+          deleted_at: null,
+          type: row.type as Funding["type"],
+          fee: centsToNumber(row.fee_cents ?? 0),
+          batch_id: row.batch_id!,
+          display_batch_id: displayBatchId(deposit.method, deposit.settled_at),
+          settled_at: row.settled_at!,
+          deposit_id: deposit.id,
+          deposit_date: deposit.deposit_at.slice(0, 10),
+          deposited_at: deposit.deposited_at,
+        },
+      ];
+    });
   }
 
   private async batch(merchantId: string, batchId: string, page: PageRequest) {

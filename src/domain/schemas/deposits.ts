@@ -92,3 +92,35 @@ export const DepositBatchDetailPage = t.Composite([PageOf(DepositDetailItem), t.
 export const DepositDetailPage = t.Union([DepositBatchDetailPage, PageOf(DepositDetailItem)], {
   title: "DepositDetailResponse",
 });
+
+/**
+ * One funding instruction of GET /transaction/{id}/funding: a row of the transaction's family that
+ * settled (the sale, a capture or a refund), with the batch that carried it and that batch's deposit.
+ * The real service's fields first (the sandbox has no sub-accounts: account_id is always null),
+ * then the sandbox's.
+ */
+export const FundingRecord = t.Object(
+  {
+    id: t.String({ description: "The settled row: the transaction itself, or its capture or refund" }),
+    transaction_id: t.String({ description: "The transaction asked about" }),
+    invoice_id: Nullable(t.String()),
+    engine_settlement_id: t.String({ description: "The batch that carried the row (batch_id)" }),
+    engine_transaction_id: t.String({ description: "Same as id" }),
+    account_id: t.Null({ description: "The sandbox funds one account per merchant: always null" }),
+    amount: Money("What the row adds to the deposit: a sale positive, a refund negative, before fees"),
+    memo: Nullable(t.String({ description: "The transaction's meta.memo, if any" })),
+    meta: t.Null(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    deleted_at: t.Null(),
+    type: t.Union([t.Literal("charge"), t.Literal("capture"), t.Literal("refund")]),
+    fee: Money("The processing fee the row paid (0 for a refund)"),
+    batch_id: t.String(),
+    display_batch_id: t.String(),
+    settled_at: Timestamp,
+    deposit_id: t.String(),
+    deposit_date: t.String({ description: "YYYY-MM-DD the deposit lands (or landed)" }),
+    deposited_at: Nullable(Timestamp),
+  },
+  { title: "Funding" },
+);

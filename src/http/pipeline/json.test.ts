@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { memoryLogger } from "../../lib/logger";
 import { errorEnvelope } from "./error-envelope";
 import { jsonBody, MAX_JSON_DEPTH } from "./json";
+import { NOT_AN_OBJECT_MESSAGE } from "./messages";
 
 const app = new Elysia()
   .use(jsonBody())
@@ -30,11 +31,21 @@ describe("jsonBody", () => {
   });
 
   test(`nesting deeper than ${MAX_JSON_DEPTH} levels is a 422; ${MAX_JSON_DEPTH} levels pass`, async () => {
-    const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+    // The body itself is the first level.
+    const nested = (depth: number) => `{"a":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
     expect((await post(nested(MAX_JSON_DEPTH))).status).toBe(200);
     const deep = await post(nested(MAX_JSON_DEPTH + 1));
     expect(deep.status).toBe(422);
     expect(deep.body.errors.body[0]).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+  });
+
+  test("JSON that is not an object is a 422 naming the body; an empty body is still {}", async () => {
+    for (const text of ['"hello"', "[]", "[{}]", "42", "null", "true"]) {
+      const { status, body } = await post(text);
+      expect([status, body.code]).toEqual([422, "validation_error"]);
+      expect(body.errors.body).toEqual([NOT_AN_OBJECT_MESSAGE]);
+    }
+    expect((await post("")).status).toBe(200);
   });
 
   test("a NUL character in any string or key is a 422; an escaped backslash before u0000 is not NUL", async () => {

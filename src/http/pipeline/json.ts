@@ -1,6 +1,7 @@
 /**
  * The one body parser: JSON whatever the content-type says, read by {@link readBody} (at most
- * 1 MiB), an empty body as {}. Malformed JSON is a 400 `malformed_json`; JSON nested deeper than
+ * 1 MiB), an empty body as {}. Malformed JSON is a 400 `malformed_json`; JSON that is not an object
+ * (`"hello"`, `[]`, `42`, `null`: no route takes one) is a 422; JSON nested deeper than
  * {@link MAX_JSON_DEPTH} or holding a NUL character in any string or key is a 422. Routes then
  * validate the parsed value against their schema.
  *
@@ -10,7 +11,7 @@
 import { Elysia } from "elysia";
 import { ApiError, ValidationFailed } from "../../domain/errors";
 import { readBody } from "./body";
-import { NUL_MESSAGE } from "./messages";
+import { NOT_AN_OBJECT_MESSAGE, NUL_MESSAGE } from "./messages";
 
 /** The deepest nesting of objects and arrays a JSON body may have. */
 export const MAX_JSON_DEPTH = 32;
@@ -54,6 +55,10 @@ export async function parseJsonBody({ request }: { request: Request }): Promise<
     value = JSON.parse(text);
   } catch {
     throw new ApiError("malformed_json", "The request body is not valid JSON.");
+  }
+  // Before this check, a schema of optional fields took such a body as {} on some routes.
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ValidationFailed({ body: [NOT_AN_OBJECT_MESSAGE] });
   }
   // Absurdly nested JSON would overflow the stack of every recursive walk after this point.
   assertShallow(value);

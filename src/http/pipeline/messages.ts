@@ -15,3 +15,6 @@ export const GUARD_MESSAGES = {
 
 /** Why a text with U+0000 is refused: no stored text may hold it (PostgreSQL's cannot). */
 export const NUL_MESSAGE = "Text may not contain the NUL character (\\u0000).";
+
+/** Why a JSON body that is not an object is refused: every route takes an object (or no body). */
+export const NOT_AN_OBJECT_MESSAGE = "The request body must be a JSON object.";

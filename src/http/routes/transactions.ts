@@ -4,8 +4,11 @@ import { parseTotalCents } from "../../../packages/rules/validation";
 import { merchantAuth } from "../auth";
 import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
-import { ValidationFailed } from "../../domain/errors";
+import { assertValid, ValidationFailed } from "../../domain/errors";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery, TransactionRecord } from "../../domain/schemas/records";
+import { MetaInput } from "../../domain/schemas/charge";
+import { FundingRecord } from "../../domain/schemas/deposits";
+import { validateMeta } from "../../../packages/rules/validation";
 import type { Executor } from "../../services";
 
 const DateParam = t.String({
@@ -55,7 +58,7 @@ const MONEY_RESPONSES = { 200: TransactionRecord, ...AUTH_ERRORS, 404: ErrorBody
 type MoneyRoute = "capture" | "void" | "refund" | "void-or-refund";
 
 export function transactionRoutes(deps: AppDeps) {
-  const { transactions } = deps.services;
+  const { transactions, deposits } = deps.services;
   return new Elysia({ prefix: "/transaction", tags: ["Transactions"] })
     .use(merchantAuth(deps))
     .use(idempotency(deps))
@@ -88,6 +91,54 @@ export function transactionRoutes(deps: AppDeps) {
       params: t.Object({ id: t.String() }),
       response: { 200: TransactionRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get a transaction with its children" },
+    })
+    .put(
+      "/:id",
+      async ({ merchant, params, body }) => {
+        assertValid(validateMeta(body.meta));
+        return transactions.update(merchant.id, params.id, { meta: (body.meta ?? {}) as Record<string, unknown> });
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        body: t.Object(
+          {
+            meta: t.Optional(MetaInput),
+            // The real service takes these two; the sandbox refuses them (docs/contract.md).
+            customer_id: t.Optional(
+              t.Never({ description: "Refused: a transaction keeps its payment method's customer" }),
+            ),
+            invoice_id: t.Optional(t.Never({ description: "Refused: a transaction keeps the invoice it paid" })),
+          },
+          {
+            title: "TransactionUpdate",
+            description:
+              "Only meta may change (memo, reference and any other member): its members are merged into the stored meta, and a member set to null is removed.",
+          },
+        ),
+        response: { 200: TransactionRecord, ...AUTH_ERRORS, 404: ErrorBody },
+        detail: {
+          summary: "Update a transaction's meta",
+          description: "Answers the transaction's record and emits update_transaction. Amounts never change here.",
+        },
+      },
+    )
+    .get("/:id/related", async ({ merchant, params }) => transactions.related(merchant.id, params.id), {
+      params: t.Object({ id: t.String() }),
+      response: { 200: t.Array(TransactionRecord), ...AUTH_ERRORS, 404: ErrorBody },
+      detail: {
+        summary: "The transactions related to one: its parent, its children and its siblings",
+        description:
+          "Oldest first, the transaction itself left out: for a charge, its captures, voids and refunds; for a refund, the charge and the charge's other children. None: an empty list.",
+      },
+    })
+    .get("/:id/funding", async ({ merchant, params }) => deposits.funding(merchant.id, params.id), {
+      params: t.Object({ id: t.String() }),
+      response: { 200: t.Array(FundingRecord), ...AUTH_ERRORS, 404: ErrorBody },
+      detail: {
+        summary: "Which batch and deposit carried a transaction",
+        description:
+          "One entry per row of the transaction that settled (the sale or its capture, each refund), oldest first, on the merchant's sandbox clock. Not settled yet (or never: declined, voided): an empty list.",
+      },
     })
     .post(
       "/:id/capture",

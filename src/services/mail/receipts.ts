@@ -120,8 +120,10 @@ export class ReceiptService {
     to: string,
     view: ReceiptView,
     kind: "receipt" | "receipt_failed" | "transaction_receipt",
+    extraCc: readonly string[] = [],
   ): Promise<EmailRow> {
-    const { receipt_reply_to: replyTo, receipt_cc: cc } = settingsOf(merchant);
+    const { receipt_reply_to: replyTo, receipt_cc: merchantCc } = settingsOf(merchant);
+    const cc = [...new Set([...merchantCc, ...extraCc])];
     return this.deps.mailer.send({
       merchantId: merchant.id,
       kind,
@@ -179,29 +181,41 @@ export class ReceiptService {
     return { txn, invoice, customer, merchant: await this.merchant(merchantId) };
   }
 
-  /** POST /transaction/{id}/receipt-email: to `email`, else the invoice's, else the customer's. */
-  async emailTransaction(merchantId: string, transactionId: string, email?: string) {
+  /**
+   * PUT /transaction/{id}/receipt/email (and POST …/receipt-email): to `email`, else the invoice's,
+   * else the customer's; `cc` (the real service's ccEmails) copied besides the merchant's receipt_cc.
+   */
+  async emailTransaction(merchantId: string, transactionId: string, email?: string, cc: readonly string[] = []) {
     const { txn, invoice, customer, merchant } = await this.transactionContext(merchantId, transactionId);
     const to = (email ?? "").trim() || invoice?.email || customer.email;
     if (!to) throw new ValidationFailed({ email: [MESSAGES.required("email")] });
     const errors = validateCustomerFields({ email: to }, { requireNames: false, requireContact: false });
     if (errors.email) throw new ValidationFailed(errors);
     const view = await this.view(merchant, txn, invoice);
-    await this.email(merchant, to, view, "transaction_receipt");
+    await this.email(merchant, to, view, "transaction_receipt", cc);
     return this.stamp(merchantId, transactionId, "receipt_email_at");
   }
 
-  /** POST /transaction/{id}/receipt-sms: to `phone`, else the customer's. */
-  async smsTransaction(merchantId: string, transactionId: string, phone?: string) {
+  /**
+   * PUT /transaction/{id}/receipt-sms (and POST): to `phone`, else the customer's; one more text to
+   * each of `cc` (the real service's ccSMS).
+   */
+  async smsTransaction(merchantId: string, transactionId: string, phone?: string, cc: readonly string[] = []) {
     const { txn, invoice, customer, merchant } = await this.transactionContext(merchantId, transactionId);
     const to = (phone ?? "").trim() || customer.phone;
     if (!to) throw new ValidationFailed({ phone: [MESSAGES.required("phone")] });
     const errors = validateCustomerFields({ phone: to }, { requireNames: false, requireContact: false });
     if (errors.phone) throw new ValidationFailed(errors);
     const body = renderSms(await this.view(merchant, txn, invoice));
-    return this.stamp(merchantId, transactionId, "receipt_sms_at", (tx) =>
-      this.deps.mailer.sendSms(tx, { merchantId, to, body, transactionId }),
-    );
+    for (const extra of cc) {
+      const invalid = validateCustomerFields({ phone: extra }, { requireNames: false, requireContact: false });
+      if (invalid.phone) throw new ValidationFailed({ ccSMS: invalid.phone });
+    }
+    const recipients = [...new Set([to, ...cc])];
+    return this.stamp(merchantId, transactionId, "receipt_sms_at", async (tx) => {
+      for (const number of recipients)
+        await this.deps.mailer.sendSms(tx, { merchantId, to: number, body, transactionId });
+    });
   }
 
   /** Sets receipt_email_at / receipt_sms_at and emits update_transaction, in one unit of work. */

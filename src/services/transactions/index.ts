@@ -17,6 +17,7 @@ import type { EventBus } from "../../domain/events";
 import type { Listing, PageRequest } from "../../domain/pagination";
 import { authorize, checkDecline, checksOf, hasMismatch, type CheckResults } from "../../domain/gateway";
 import type { Outcome } from "../../../packages/rules/test-data";
+import { parseJson } from "../../lib/json";
 import { findMerchant } from "../../storage/repositories/merchants";
 import { takeNextOutcome } from "../../storage/repositories/sandbox-outcomes";
 import type { ChargeablePaymentMethodRow } from "../../storage/repositories/payment-methods";
@@ -115,6 +116,42 @@ export class TransactionService {
     customers?: ReadonlyMap<string, CustomerRow>,
   ): Promise<Transaction[]> {
     return transactionRecords(ex, rows, customers);
+  }
+
+  /**
+   * PUT /transaction/{id}: merges `meta` into the stored meta (a member set to null is removed) and
+   * emits update_transaction. Children carry their own meta; the change is the transaction's alone.
+   */
+  async update(merchantId: string, id: string, changes: { meta: Record<string, unknown> }): Promise<Transaction> {
+    return this.db.transaction(async (tx) => {
+      const row = await repo.lockTransaction(tx, merchantId, id);
+      if (!row) throw notFound("Transaction");
+      const meta = parseJson<Record<string, unknown>>(row.meta, {});
+      for (const [key, value] of Object.entries(changes.meta)) {
+        if (value === null) delete meta[key];
+        else meta[key] = value;
+      }
+      await repo.updateTransactionMeta(tx, row.id, JSON.stringify(meta), await this.clock.timestamp(merchantId));
+      const record = await this.get(merchantId, row.id, tx);
+      await this.events.emit(tx, { merchantId, name: "update_transaction", record });
+      return record;
+    });
+  }
+
+  /**
+   * The transaction's family, oldest first: its top-level transaction and that one's children
+   * (captures, voids, refunds). Throws a 404 when the merchant has no transaction with this id.
+   */
+  async family(merchantId: string, id: string, ex: Executor = this.db): Promise<TransactionRow[]> {
+    const row = await this.getRow(ex, merchantId, id);
+    const root = row.parent_id ? await this.getRow(ex, merchantId, row.parent_id) : row;
+    return [root, ...((await repo.childrenOf(ex, [root.id])).get(root.id) ?? [])];
+  }
+
+  /** GET /transaction/{id}/related: the other transactions of its family (parent, children, siblings), oldest first. */
+  async related(merchantId: string, id: string): Promise<Transaction[]> {
+    const others = (await this.family(merchantId, id)).filter((row) => row.id !== id);
+    return this.toRecords(this.db, others);
   }
 
   /**

@@ -233,6 +233,11 @@ export async function stampReceipt(
   );
 }
 
+/** What a merchant may change on a transaction (PUT /transaction/{id}): its meta. */
+export async function updateTransactionMeta(ex: Executor, id: string, meta: string, now: string): Promise<void> {
+  await ex.run(sql`UPDATE transactions SET meta = ${meta}, updated_at = ${now} WHERE id = ${id}`);
+}
+
 /** The invoice's own (top-level) transactions: successful ones first, each in creation order. */
 export function transactionsOfInvoice(ex: Executor, merchantId: string, invoiceId: string): Promise<TransactionRow[]> {
   return ex.all<TransactionRow>(
