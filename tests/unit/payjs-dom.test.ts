@@ -1,7 +1,7 @@
 /**
  * PayJs against a DOM (happy-dom): what showCardForm() puts in the page. happy-dom is registered
  * only for this file (it replaces the global fetch, which other suites' Bun.serve needs), and it
- * cannot check cross-origin messaging; the real thing is tested in Chromium (tests/e2e).
+ * cannot check cross-origin messaging; the real thing is tested in Chromium (tests/browser).
  */
 import { GlobalRegistrator } from "@happy-dom/global-registrator";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";

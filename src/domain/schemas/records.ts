@@ -1,6 +1,6 @@
 /**
  * Shared TypeBox schemas: the records and envelopes every route documents. Route-specific
- * bodies live in each resource's model.ts.
+ * bodies live in each resource's file beside this one (charge.ts, invoices.ts, ...).
  */
 import { Type, type IntegerOptions } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";

@@ -6,7 +6,7 @@
  *   types from the route's parsers and skips function parsers (elysiajs/elysia#1720, #1825), so
  *   with our one function parser (size cap, NUL and depth checks, `malformed_json`) every body came out as
  *   `"content": {}`. The parser is documented as what it is: `application/json`.
- * - Which schemas are shared shapes. A schema with a `title` (models.ts: `t.Object({...}, { title:
+ * - Which schemas are shared shapes. A schema with a `title` (src/domain/schemas/records.ts: `t.Object({...}, { title:
  *   "Transaction" })`) is listed once under `components.schemas` and referenced with `$ref`
  *   wherever it occurs, so generated clients get one named type per record.
  *
@@ -126,7 +126,7 @@ export function buildDocument(app: AnyElysia, options: DocumentOptions): Json {
 
 /**
  * Returns a function that replaces, depth first, every schema with a `title` by a `$ref` to
- * components.schemas[title]. Two different schemas under one title are a bug in models.ts.
+ * components.schemas[title]. Two different schemas under one title are a bug in src/domain/schemas.
  */
 function namedSchemaHoister(components: Record<string, Json>) {
   const seen = new Map<string, string>();

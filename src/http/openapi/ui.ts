@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document at /openapi/json and its browsable UI at /openapi. The document is
- * generated from the routes' schemas (openapi-document.ts). The UI's script and stylesheet are
+ * generated from the routes' schemas (./document.ts). The UI's script and stylesheet are
  * served from the swagger-ui-dist package (embedded in the compiled binary), not from a CDN: the
  * sandbox works with no network.
  */
