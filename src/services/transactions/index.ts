@@ -131,7 +131,7 @@ export class TransactionService {
         if (value === null) delete meta[key];
         else meta[key] = value;
       }
-      await repo.updateTransactionMeta(tx, row.id, JSON.stringify(meta), await this.clock.timestamp(merchantId));
+      await repo.updateTransactionMeta(tx, row.id, JSON.stringify(meta), this.clock.timestamp(merchantId));
       const record = await this.get(merchantId, row.id, tx);
       await this.events.emit(tx, { merchantId, name: "update_transaction", record });
       return record;
