@@ -162,6 +162,47 @@ describe("targeted faults, answered", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  test("lists the outcome and fault controls with their bodies and answers", async () => {
+    const doc = (await ctx.call("GET", "/openapi/json", { auth: false })).body as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;
+    };
+    for (const path of ["/_sandbox/outcomes", "/_sandbox/faults"]) {
+      expect(Object.keys(doc.paths[path] ?? {}).sort()).toEqual(["delete", "get", "post"]);
+      expect(doc.paths[path]!.post!.requestBody).toBeDefined();
+      expect(Object.keys(doc.paths[path]!.post!.responses)).toContain("422");
+    }
+    expect(doc.paths["/_sandbox/test-cards"]?.get).toBeDefined();
+  });
+});
+
+describe("the dashboard's transaction page", () => {
+  const page = async (id: string) =>
+    (await ctx.app.handle(new Request(`http://localhost/dashboard/transactions/${id}`))).text();
+
+  test("shows the decline reason, the check results and the fault that fired", async () => {
+    const declined = await charge((await tokenize(ctx, { card_number: "4000000000003071", card_cvv: "201" })).id);
+    expect(declined.body.decline_code).toBe("issuer_unavailable");
+    const shown = await page(declined.body.transaction.id);
+    expect(shown).toContain("Decline reason");
+    expect(shown).toContain("<code>issuer_unavailable</code>");
+    expect(shown).toContain("retryable");
+    expect(shown).toContain("<code>Y</code> Street address and postal code match.");
+    expect(shown).toContain("<code>U</code> unavailable");
+    expect(shown).not.toContain('id="faults"');
+
+    await arm({ route: "POST /charge", kind: "latency", latency_ms: 20 });
+    const slow = await charge((await tokenize(ctx, { address_zip: "20000" })).id);
+    const faulted = await page(slow.body.id);
+    expect(faulted).toContain('id="faults"');
+    expect(faulted).toContain("<code>latency</code> (20 ms)");
+    expect(faulted).toContain("POST /charge");
+    expect(faulted).toContain("<code>A</code>");
+    expect(faulted).toContain("postal code no match");
+    expect(faulted).not.toContain("Decline reason");
+  });
+});
+
 describe("targeted faults, over a real connection", () => {
   const post = (url: string, path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
     fetch(`${url}${path}`, {

@@ -1,5 +1,7 @@
 import type { Page } from "../../page";
 import type { Transaction } from "../../../services/transactions";
+import type { FiredFault } from "../../../services/faults";
+import { DECLINE_REASONS, isDeclineCode } from "../../../../packages/rules/declines";
 import { html, type Renderable, type SafeHtml } from "../../../lib/html";
 import { badge, command, copyable, emptyState, fields, idLink, idText, money, pager, when } from "../layout";
 
@@ -201,6 +203,70 @@ export interface TransactionExtras {
   deliveries: Renderable;
   /** E-mails sent about this transaction or its invoice (receipts), already rendered. */
   emails: Renderable;
+  /** Faults (POST /_sandbox/faults) that fired on the request that made this transaction. */
+  faults: readonly FiredFault[];
+}
+
+const RESULT_WORDS: Record<string, string> = {
+  match: "match",
+  no_match: "no match",
+  unavailable: "unavailable",
+  not_provided: "not provided",
+};
+
+/** The issuer's checks of a card authorization, as the page shows them; empty for banks and children. */
+function checkFields(t: Transaction): [string, Renderable][] {
+  if (t.avs_response === null && t.cvv_response === null) return [];
+  const word = (result: string | null) => (result === null ? "" : (RESULT_WORDS[result] ?? result));
+  return [
+    [
+      "AVS",
+      html`<code>${t.avs_response ?? ""}</code> ${t.avs_message ?? ""}
+        <span class="muted">(street ${word(t.avs_street_result)}, postal code ${word(t.avs_zip_result)})</span>`,
+    ],
+    ["CVV", html`<code>${t.cvv_response ?? ""}</code> ${word(t.cvv_result)}`],
+  ];
+}
+
+/** The decline's code and whether a retry can succeed (docs/testing-failures.md). */
+function declineField(t: Transaction): [string, Renderable][] {
+  if (t.success || !t.decline_code) return [];
+  const retryable = isDeclineCode(t.decline_code) && DECLINE_REASONS[t.decline_code].retryable;
+  return [
+    [
+      "Decline reason",
+      html`<code>${t.decline_code}</code>
+        ${retryable ? badge("retryable", "warn") : html`<span class="muted">do not retry</span>`}`,
+    ],
+  ];
+}
+
+/** The faults that fired on the request that made the transaction. */
+function faultsSection(faults: readonly FiredFault[]): SafeHtml | string {
+  if (faults.length === 0) return "";
+  return html`<section class="card" id="faults">
+    <h2>Faults</h2>
+    <p class="muted">Armed with POST /_sandbox/faults; they fired on the request that made this transaction.</p>
+    <table>
+      <thead>
+        <tr>
+          <th>Kind</th>
+          <th>Request</th>
+          <th>Fired</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${faults.map(
+          (fault) =>
+            html`<tr>
+              <td><code>${fault.kind}</code>${fault.latency_ms === null ? "" : ` (${fault.latency_ms} ms)`}</td>
+              <td>${fault.method} ${fault.path}</td>
+              <td>${when(fault.fired_at)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
 }
 
 /** The actions the transaction's state allows, each a form whose answer shows next to it. */
@@ -313,6 +379,8 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
           ...(captured ? [["Captured", money(capturedAmount(t))] as const] : []),
           ["Refunded", money(t.total_refunded)],
           ["Message", t.message],
+          ...declineField(t),
+          ...checkFields(t),
           ["Auth id", t.auth_id ? copyable(t.auth_id, "auth id") : ""],
           ["Created", when(t.created_at)],
           ["Settled", when(t.settled_at)],
@@ -397,6 +465,7 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
             </tbody>
           </table>`
     }
+    ${faultsSection(extras.faults)}
     <h2>E-mails</h2>
     ${extras.emails}
     <h2>Webhook deliveries</h2>

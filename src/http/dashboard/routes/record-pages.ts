@@ -114,6 +114,7 @@ export function recordPages(kit: DashboardKit) {
             hosted: invoiceId ? { invoice: `/hosted/invoice/${invoiceId}`, pay: `/hosted/pay/${invoiceId}` } : null,
             deliveries: deliveriesTable(deliveries, `/dashboard/transactions/${encodeURIComponent(transaction.id)}`),
             emails: emailSummaryTable(emails),
+            faults: deps.services.faults.firedFor(merchant.id, transaction.id),
           }),
         });
       },
