@@ -348,7 +348,65 @@ export interface Faults {
   clear(): Promise<number>;
 }
 
-export interface Merchant {
+/**
+ * A step of a fixture document (docs/testing.md): an API call, or a clock step. Strings may refer to
+ * an earlier named step's answer as `${name:field}` (dotted paths; `${merchant:web_payments_token}`).
+ */
+export type FixtureStep =
+  | {
+      /** Names the answer, for `${name:field}` in later steps and in `results`. */
+      readonly name?: string;
+      readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+      /** A path of the API with its query string, e.g. `/charge` or `/transaction/${sale:id}/refund`. */
+      readonly path: string;
+      readonly body?: unknown;
+      /** The status the call must answer (default: any 2xx), e.g. 402 for a declined card. */
+      readonly expect_status?: number;
+    }
+  | { readonly name?: string; readonly clock: { readonly advance: { readonly seconds: number } } };
+
+export interface FixtureDocument {
+  readonly steps: readonly FixtureStep[];
+  /** Apply only if the merchant has not had this document applied since its last reset. */
+  readonly once?: boolean;
+}
+
+export interface FixtureResult<Results = Record<string, any>> {
+  /** False when `once` found the document applied before (the results are the first run's). */
+  readonly applied: boolean;
+  /** Each named step's answer, by name. */
+  readonly results: Results;
+}
+
+/** A named copy of a merchant's whole state (POST /_sandbox/snapshots). */
+export interface Snapshot {
+  readonly name: string;
+  /** Rows copied, all tables together. */
+  readonly records: number;
+  /** The merchant's sandbox time when it was taken. */
+  readonly created_at: string;
+  /** Rows copied, by table. */
+  readonly tables: Readonly<Record<string, number>>;
+}
+
+/**
+ * Fixtures and snapshots of one merchant.
+ * @example
+ * const { results } = await merchant.fixtures(doc);   // all or nothing: a failing step rejects, nothing kept
+ * await merchant.snapshot("ready");
+ * // … the test changes things …
+ * await merchant.restore("ready");                    // back exactly: ids, timestamps, clock, outbox
+ */
+export interface MerchantState {
+  /** Applies a fixture document as this merchant; rejects with the 422 naming the failing step. */
+  fixtures<Results = Record<string, any>>(document: FixtureDocument): Promise<FixtureResult<Results>>;
+  /** Takes a snapshot of this merchant's whole state (replacing one of the same name). */
+  snapshot(name: string): Promise<Snapshot>;
+  /** Puts this merchant's state back as the snapshot holds it. */
+  restore(name: string): Promise<Snapshot>;
+}
+
+export interface Merchant extends MerchantState {
   readonly id: string;
   readonly name: string;
   /** Secret: `Authorization: Bearer <apiKey>` on merchant routes. */
@@ -372,7 +430,7 @@ export interface CheckoutPage {
 }
 
 /** A running sandbox, started by this call, shared with an earlier one, or attached to PAYSANDBOX_URL. */
-export interface Sandbox {
+export interface Sandbox extends MerchantState {
   /** The API base URL, e.g. `http://localhost:41873`. */
   readonly url: string;
   /** The default merchant's API key. */

@@ -87,7 +87,16 @@ afterAll(async () => {
 describe("docs/testing.md", () => {
   test("has an example for every runner and the CI workflow, and shows the workflow file as it is", () => {
     const runners = new Set(readExamples().map((example) => example.runner));
-    expect([...runners].sort()).toEqual(["bun", "ci", "jest", "node", "playwright", "vitest"]);
+    expect([...runners].sort()).toEqual([
+      "bun",
+      "ci",
+      "jest",
+      "node",
+      "playwright",
+      "playwright_state",
+      "vitest",
+      "vitest_state",
+    ]);
     const [workflow] = examplesOf("ci");
     expect(workflow!.code).toBe(readFileSync(join(ROOT, "docs", "examples", "github-actions.yml"), "utf8"));
     expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("(docs/testing.md)");
@@ -248,6 +257,23 @@ describe("docs/testing.md", () => {
       // Vitest: a merchant per file (approved + declined + bank); Playwright runs the tests of a
       // file in both workers (fullyParallel), each worker with its merchant and its one payment.
       expect(added.sort()).toEqual([1, 1, 1, 1, 3, 3]);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  test.skipIf(!HAS_CHROMIUM)(
+    "the fixtures-and-snapshots examples: every test starts from the snapshot, in Vitest and in Playwright Test",
+    async () => {
+      const dir = project(["vitest", "vitest_state", "playwright", "playwright_state"], {
+        devDependencies: { paysandbox: "^0.1.0", vitest: "^4.1.0", "@playwright/test": "^1.65.0" },
+      });
+      const env = cleanEnv({ CHROMIUM_PATH, PAYSANDBOX_URL: sandbox.url });
+      const vitest = await run(["npx", "vitest", "run", "test/refunds"], dir, env);
+      expect(vitest.output).toMatch(/Tests\s+4 passed \(4\)/); // two copies of the file at once
+      expect(vitest.code, vitest.output).toBe(0);
+      const playwright = await run(["npx", "playwright", "test", "e2e/refunds"], dir, env);
+      expect(playwright.output).toMatch(/\b4 passed\b/);
+      expect(playwright.code, playwright.output).toBe(0);
     },
     RUN_TIMEOUT_MS,
   );

@@ -521,3 +521,42 @@ describe("merchant.faults", () => {
     }
   });
 });
+
+describe("merchant.fixtures, merchant.snapshot, merchant.restore", () => {
+  test("a document sets up the merchant; a snapshot brings it back after the test changed it; a failing step rejects", async () => {
+    const sandbox = await startSandbox({ url: null });
+    try {
+      const merchant = await sandbox.merchant();
+      const doc = JSON.parse(
+        await Bun.file(join(ROOT, "examples/fixtures/settled-charge-and-refund.json")).text(),
+      ) as import("../../packages/testing/index").FixtureDocument;
+      const { applied, results } = await merchant.fixtures<{ sale: { id: string }; ada_card: { id: string } }>(doc);
+      expect(applied).toBe(true);
+      const list = async () => (await json(`${sandbox.url}/transaction`, { key: merchant.apiKey })).body;
+      const before = await list();
+      expect(before.data.map((t: { id: string }) => t.id)).toContain(results.sale.id);
+
+      const taken = await merchant.snapshot("ready");
+      expect(taken).toMatchObject({ name: "ready" });
+      await json(`${sandbox.url}/charge`, {
+        key: merchant.apiKey,
+        body: { payment_method_id: results.ada_card.id, total: 5 },
+      });
+      await merchant.clock.advance(3);
+      expect(await list()).not.toEqual(before);
+      expect(await merchant.restore("ready")).toEqual(taken);
+      expect(await list()).toEqual(before);
+      // The default merchant's handle has them too, and sees none of this merchant's.
+      expect((await json(`${sandbox.url}/_sandbox/snapshots`, { key: sandbox.apiKey })).body.data).toEqual([]);
+
+      await expect(
+        merchant.fixtures({ steps: [{ name: "x", method: "POST", path: "/charge", body: { total: 1 } }] }),
+      ).rejects.toThrow('Step 1 ("x") (POST /charge) answered 422');
+      await expect(merchant.restore("nope")).rejects.toThrow("404");
+      await expect(merchant.snapshot("no spaces")).rejects.toThrow("merchant.snapshot() expects a name");
+      expect(await list()).toEqual(before);
+    } finally {
+      await sandbox.stop();
+    }
+  }, 60_000);
+});

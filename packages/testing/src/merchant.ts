@@ -205,3 +205,35 @@ export function faultsOf(context: MerchantContext): Public.Faults {
     },
   };
 }
+
+/** A snapshot name as the route takes it (1-64 letters, digits, _ . -, starting with a letter or digit). */
+function snapshotName(name: unknown, what: string): string {
+  if (typeof name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+    throw new TypeError(
+      `${what} expects a name of 1 to 64 letters, digits, '_', '.' or '-' starting with a letter or digit, got ${JSON.stringify(name)}`,
+    );
+  }
+  return name;
+}
+
+/** Fixtures and snapshots of the merchant (POST /_sandbox/fixtures, /_sandbox/snapshots). */
+export function stateOf(context: MerchantContext): Pick<Public.Merchant, "fixtures" | "snapshot" | "restore"> {
+  return {
+    async fixtures(document) {
+      if (!document || typeof document !== "object" || !Array.isArray(document.steps)) {
+        throw new TypeError(`merchant.fixtures() expects a document {steps: [...]}, got ${JSON.stringify(document)}`);
+      }
+      return requestJson(context.baseUrl, "POST", "/_sandbox/fixtures", { apiKey: context.apiKey, body: document });
+    },
+    async snapshot(name) {
+      return requestJson<Public.Snapshot>(context.baseUrl, "POST", "/_sandbox/snapshots", {
+        apiKey: context.apiKey,
+        body: { name: snapshotName(name, "merchant.snapshot()") },
+      });
+    },
+    async restore(name) {
+      const path = `/_sandbox/snapshots/${snapshotName(name, "merchant.restore()")}/restore`;
+      return requestJson<Public.Snapshot>(context.baseUrl, "POST", path, { apiKey: context.apiKey });
+    },
+  };
+}

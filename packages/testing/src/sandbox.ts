@@ -5,7 +5,7 @@
 import type * as Public from "../index";
 import { serveCheckoutPage } from "./browser";
 import { requestJson } from "./http";
-import { clockOf, faultsOf, outboxOf, outcomesOf, webhooksOf, type MerchantContext } from "./merchant";
+import { clockOf, faultsOf, outboxOf, outcomesOf, stateOf, webhooksOf, type MerchantContext } from "./merchant";
 import { spawnSandbox, type ChildSandbox } from "./process";
 
 interface MerchantRecord {
@@ -114,6 +114,7 @@ function makeHandle(
     webhooks: webhooksOf(defaults),
     outcomes: outcomesOf(defaults),
     faults: faultsOf(defaults),
+    ...stateOf(defaults),
     async merchant(options = {}) {
       assertRunning("merchant()");
       const record = await requestJson<MerchantRecord>(base.url, "POST", "/_sandbox/merchants", {
@@ -131,6 +132,7 @@ function makeHandle(
         webhooks: webhooksOf(context(keys)),
         outcomes: outcomesOf(context(keys)),
         faults: faultsOf(context(keys)),
+        ...stateOf(context(keys)),
       };
     },
     async checkoutPage(options = {}) {
