@@ -8,7 +8,8 @@ import { startExampleServer } from "../../examples/serve";
 import { PaymentMethodRecord } from "../../src/domain/schemas/records";
 import { MESSAGES } from "../../packages/rules/messages";
 import { TEST_CARDS } from "../../packages/rules/test-data";
-import { serve, setup, waitFor, type TestContext } from "../support/app";
+import { serve, setup, tokenize, waitFor, type TestContext } from "../support/app";
+import { DECLINE_REASONS } from "../../packages/rules/declines";
 import { artifactPath, collectPageErrors, HAS_CHROMIUM, launchBrowser } from "../support/browser";
 import { bankPayDetails, cardPayDetails } from "../support/fixtures";
 
@@ -16,7 +17,18 @@ import { bankPayDetails, cardPayDetails } from "../support/fixtures";
 setDefaultTimeout(30_000);
 type Outcome =
   | { ok: true; invoice: any }
-  | { ok: false; error: { name: string; code: string; message: string; fields?: any; invoice?: any } };
+  | {
+      ok: false;
+      error: {
+        name: string;
+        code: string;
+        message: string;
+        fields?: any;
+        invoice?: any;
+        declineCode?: string;
+        retryable?: boolean;
+      };
+    };
 
 const GRACE = {
   firstname: "Grace",
@@ -52,7 +64,15 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
       try {
         return { ok: true as const, invoice: await checkout[d.method as string].pay(d) };
       } catch (e: any) {
-        const error = { name: e.name, code: e.code, message: e.message, fields: e.fields, invoice: e.invoice };
+        const error = {
+          name: e.name,
+          code: e.code,
+          message: e.message,
+          fields: e.fields,
+          invoice: e.invoice,
+          declineCode: e.declineCode,
+          retryable: e.retryable,
+        };
         return { ok: false as const, error };
       }
     }, details);
@@ -270,6 +290,36 @@ describe.skipIf(!HAS_CHROMIUM)("example checkout page in Chromium", () => {
       });
     });
   }
+
+  test("an outcome sequence: pay() rejects with the armed decline and its code, and the retry is PAID", async () => {
+    // The sequence follows the card: arm it through a payment method of the same number.
+    const armed = await tokenize(ctx, { card_number: "5555555555554444" });
+    const sequence = await ctx.call("POST", "/_sandbox/outcomes", {
+      body: { payment_method_id: armed.id, outcomes: ["issuer_unavailable"] },
+      auth: false,
+    });
+    expect(sequence.status).toBe(200);
+    await setCard("5555555555554444", "123");
+    const declined = await pay(cardDetails());
+    expect(declined.ok).toBe(false);
+    if (declined.ok) return;
+    expect(declined.error).toMatchObject({
+      name: "PayJsError",
+      code: "payment_declined",
+      declineCode: "issuer_unavailable",
+      retryable: true,
+      message: DECLINE_REASONS.issuer_unavailable.message,
+    });
+    expect(declined.error.invoice.child_transactions[0]).toMatchObject({
+      success: false,
+      decline_code: "issuer_unavailable",
+    });
+    const retried = await pay(cardDetails());
+    expect(retried.ok).toBe(true);
+    if (!retried.ok) return;
+    expect(retried.invoice.status).toBe("PAID");
+    expect(retried.invoice.child_transactions[0]).toMatchObject({ success: true, last_four: "4444" });
+  });
 
   test("bank: the test account approves, another account at the test routing declines", async () => {
     const paid = await pay(bankDetails());
