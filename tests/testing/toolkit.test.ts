@@ -549,11 +549,11 @@ describe("merchant.fixtures, merchant.snapshot, merchant.restore", () => {
       // The default merchant's handle has them too, and sees none of this merchant's.
       expect((await json(`${sandbox.url}/_sandbox/snapshots`, { key: sandbox.apiKey })).body.data).toEqual([]);
 
-      await expect(
+      expect(
         merchant.fixtures({ steps: [{ name: "x", method: "POST", path: "/charge", body: { total: 1 } }] }),
       ).rejects.toThrow('Step 1 ("x") (POST /charge) answered 422');
-      await expect(merchant.restore("nope")).rejects.toThrow("404");
-      await expect(merchant.snapshot("no spaces")).rejects.toThrow("merchant.snapshot() expects a name");
+      expect(merchant.restore("nope")).rejects.toThrow("404");
+      expect(merchant.snapshot("no spaces")).rejects.toThrow("merchant.snapshot() expects a name");
       expect(await list()).toEqual(before);
     } finally {
       await sandbox.stop();
