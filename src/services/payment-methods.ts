@@ -1,12 +1,20 @@
 import type { Database, Executor } from "../storage/database";
 import * as repo from "../storage/repositories/payment-methods";
-import { findCustomer } from "../storage/repositories/customers";
+import { customersByIds, findCustomer } from "../storage/repositories/customers";
+import type { Listing, PageRequest } from "../domain/pagination";
 import type { PaymentMethodRow } from "../storage/repositories/payment-methods";
 import type { SandboxClock } from "./clock";
 import { hmacHex } from "../lib/crypto";
 import { detectBrand, digitsOnly } from "../../packages/rules/card-rules";
 import { MESSAGES } from "../../packages/rules/messages";
-import { addError, CUSTOMER_FIELDS, validateAvs, validateTokenizeInput } from "../../packages/rules/validation";
+import {
+  addError,
+  CUSTOMER_FIELDS,
+  validateAvs,
+  validateCardExp,
+  validateTokenizeInput,
+  type FieldErrors,
+} from "../../packages/rules/validation";
 import { bankOutcome, findTestCard, type Outcome } from "../../packages/rules/test-data";
 import { cvvCheck } from "../../packages/rules/checks";
 import { customerRecord, type CustomerInput, type CustomerRow, type CustomerService } from "./customers";
@@ -49,10 +57,22 @@ function splitName(personName: string): { firstname: string; lastname: string } 
   return { firstname: parts[0] ?? "", lastname: parts.slice(1).join(" ") };
 }
 
+/** What PUT /payment-method/{id} may change; a field left out keeps its value. */
+export type PaymentMethodUpdate = Partial<{
+  person_name: string;
+  nickname: string;
+  card_exp: string;
+  address_zip: string | null;
+  address_1: string | null;
+  bank_name: string | null;
+  bank_type: "checking" | "savings";
+  bank_holder_type: "personal" | "business";
+}>;
+
 /**
  * Payment methods: a card or bank account tokenized (the number never kept). Vocabulary
  * (docs/architecture.md, "Services"): `get` (the record by id, or a 404), `listForCustomer` (every
- * one of a customer, no page), `create` (tokenize and answer the record), `delete`; the domain
+ * one of a customer, no page), `list` (a page of the merchant's), `create` (tokenize and answer the record), `update`, `delete`; the domain
  * verbs `tokenize` and `chargeable`/`chargeableWithCustomer` (the row, or why it cannot be
  * charged); `getRow`, `findRow` (the stored row) and the record builder `toRecord`.
  */
@@ -91,6 +111,63 @@ export class PaymentMethodService {
     const customer = await this.customers.getRow(this.db, merchantId, customerId);
     const rows = await repo.listCustomerPaymentMethods(this.db, merchantId, customerId);
     return rows.map((row) => paymentMethodRecord(row, customer));
+  }
+
+  /** GET /payment-method: the merchant's live payment methods, newest first (customers read in one query). */
+  async list(
+    merchantId: string,
+    filters: repo.PaymentMethodFilters,
+    page: PageRequest,
+  ): Promise<Listing<PaymentMethod>> {
+    const { rows, total } = await repo.listPaymentMethods(this.db, merchantId, filters, page.perPage, page.offset);
+    const customers = await customersByIds(
+      this.db,
+      rows.map((row) => row.customer_id),
+    );
+    return { rows: rows.map((row) => paymentMethodRecord(row, customers.get(row.customer_id)!)), total };
+  }
+
+  /**
+   * PUT /payment-method/{id}: the holder's name, nickname, address, a card's expiry (MMYY, not in
+   * the past) or a bank account's name and types. Never the number: the sandbox does not keep it.
+   * A deleted payment method cannot change.
+   */
+  async update(merchantId: string, id: string, changes: PaymentMethodUpdate): Promise<PaymentMethod> {
+    return this.db.transaction(async (tx) => {
+      const row = await this.getRow(tx, merchantId, id);
+      if (row.deleted_at) throw invalidState("The payment method was deleted and can no longer change.");
+      const errors: FieldErrors = {};
+      const now = this.clock.now(merchantId);
+      if (changes.card_exp !== undefined) {
+        if (row.method !== "card") addError(errors, "card_exp", "Only a card has an expiry.");
+        else validateCardExp({ card_exp: changes.card_exp }, now, errors);
+      }
+      for (const field of ["bank_name", "bank_type", "bank_holder_type"] as const) {
+        if (changes[field] !== undefined && row.method !== "bank")
+          addError(errors, field, `Only a bank account has a ${field}.`);
+      }
+      if (changes.person_name !== undefined && changes.person_name.trim() === "")
+        addError(errors, "person_name", MESSAGES.required("person_name"));
+      assertValid(errors);
+      const pick = <K extends keyof repo.PaymentMethodChanges>(key: K) =>
+        (changes[key] === undefined ? row[key] : changes[key]) as repo.PaymentMethodChanges[K];
+      await repo.updatePaymentMethod(
+        tx,
+        row.id,
+        {
+          person_name: pick("person_name").trim(),
+          nickname: pick("nickname"),
+          card_exp: pick("card_exp"),
+          address_zip: pick("address_zip"),
+          address_1: pick("address_1"),
+          bank_name: pick("bank_name"),
+          bank_type: pick("bank_type"),
+          bank_holder_type: pick("bank_holder_type"),
+        },
+        this.clock.timestamp(merchantId),
+      );
+      return this.toRecord(tx, await this.getRow(tx, merchantId, id));
+    });
   }
 
   /** Soft delete: it stays readable but can no longer be charged. */

@@ -2,8 +2,9 @@ import { Elysia, t } from "elysia";
 import { merchantAuth } from "../auth";
 import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
-import { AUTH_ERRORS, ErrorBody, PaymentMethodRecord } from "../../domain/schemas/records";
-import { PaymentMethodBody } from "../../domain/schemas/payment-methods";
+import { AUTH_ERRORS, ErrorBody, PageOf, PaymentMethodRecord } from "../../domain/schemas/records";
+import { PaymentMethodBody, PaymentMethodQuery, PaymentMethodUpdateBody } from "../../domain/schemas/payment-methods";
+import { listPage } from "../page";
 
 const IdParams = t.Object({ id: t.String() });
 
@@ -44,6 +45,47 @@ export function paymentMethodRoutes(deps: AppDeps) {
           summary: "Create a payment method server-side (what the mobile SDKs do with the merchant key)",
           description:
             "The card or bank fields of tokenize plus `customer_id` (from POST /customer), or the customer fields to create or match one. The same rules, test cards and no-number-stored guarantee as POST /webpayment/{token}/tokenize.",
+        },
+      },
+    )
+    .get(
+      "",
+      ({ merchant, query, request }) =>
+        listPage(query, request, (page) =>
+          paymentMethods.list(merchant.id, { customerId: query.customer_id, method: query.method }, page),
+        ),
+      {
+        query: PaymentMethodQuery,
+        response: { 200: PageOf(PaymentMethodRecord), ...AUTH_ERRORS },
+        detail: {
+          summary: "List the merchant's payment methods, newest first",
+          description:
+            "Live ones only (a deleted payment method is read by id). Filters: customer_id, method; page and per_page.",
+        },
+      },
+    )
+    .put(
+      "/:id",
+      async ({ merchant, params, body }) => {
+        const {
+          card_number: _n,
+          card_last_four: _l,
+          card_type: _t,
+          bank_account: _a,
+          bank_routing: _r,
+          ...changes
+        } = body;
+        return paymentMethods.update(merchant.id, params.id, changes);
+      },
+      {
+        params: IdParams,
+        body: PaymentMethodUpdateBody,
+        response: { 200: PaymentMethodRecord, ...AUTH_ERRORS, 404: ErrorBody },
+        detail: {
+          summary:
+            "Update a payment method: holder, nickname, address, a card's expiry, a bank account's name and types",
+          description:
+            "Never the number: the sandbox never kept it. A deleted payment method is a 422 `invalid_state`.",
         },
       },
     )

@@ -104,3 +104,48 @@ export async function insertPaymentMethod(
 export async function softDeletePaymentMethod(ex: Executor, id: string, now: string): Promise<void> {
   await ex.run(sql`UPDATE payment_methods SET deleted_at = ${now}, updated_at = ${now} WHERE id = ${id}`);
 }
+
+export interface PaymentMethodFilters {
+  customerId?: string;
+  method?: "card" | "bank";
+}
+
+/** GET /payment-method: the merchant's live payment methods, newest first, one page and the total. */
+export async function listPaymentMethods(
+  ex: Executor,
+  merchantId: string,
+  filters: PaymentMethodFilters,
+  limit: number,
+  offset: number,
+): Promise<{ rows: PaymentMethodRow[]; total: number }> {
+  const where = [sql`merchant_id = ${merchantId}`, sql`deleted_at IS NULL`];
+  if (filters.customerId) where.push(sql`customer_id = ${filters.customerId}`);
+  if (filters.method) where.push(sql`method = ${filters.method}`);
+  const condition = sql.join(where, " AND ");
+  const count = await ex.get<{ n: number | string }>(sql`SELECT COUNT(*) AS n FROM payment_methods WHERE ${condition}`);
+  const rows = await ex.all<PaymentMethodRow>(
+    sql`SELECT * FROM payment_methods WHERE ${condition}
+        ORDER BY created_at DESC, ${insertionOrder(ex)} DESC LIMIT ${limit} OFFSET ${offset}`,
+  );
+  return { rows, total: Number(count?.n ?? 0) };
+}
+
+/** The fields PUT /payment-method/{id} may change (never the number, brand or last four). */
+export type PaymentMethodChanges = Pick<
+  PaymentMethodRow,
+  "person_name" | "nickname" | "card_exp" | "address_zip" | "address_1" | "bank_name" | "bank_type" | "bank_holder_type"
+>;
+
+export async function updatePaymentMethod(
+  ex: Executor,
+  id: string,
+  c: PaymentMethodChanges,
+  now: string,
+): Promise<void> {
+  await ex.run(
+    sql`UPDATE payment_methods SET person_name = ${c.person_name}, nickname = ${c.nickname}, card_exp = ${c.card_exp},
+          address_zip = ${c.address_zip}, address_1 = ${c.address_1}, bank_name = ${c.bank_name},
+          bank_type = ${c.bank_type}, bank_holder_type = ${c.bank_holder_type}, updated_at = ${now}
+        WHERE id = ${id}`,
+  );
+}
