@@ -17,7 +17,7 @@ import { onPostgres } from "../support/database";
 import { migratedPostgresDatabase } from "../support/postgres";
 import { memoryLogger } from "../../src/lib/logger";
 import { INTERRUPTED_MESSAGE, type WebhookDispatcher } from "../../src/services/webhooks/dispatcher";
-import * as deliveriesRepo from "../../src/storage/repositories/webhooks";
+import * as deliveriesRepo from "../../src/storage/repositories/webhook-claims";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import { API_KEY, waitFor } from "../support/app";
 

@@ -13,6 +13,7 @@ import { openPostgres } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
 import { insertMerchant } from "../../src/storage/repositories/merchants";
 import * as webhooks from "../../src/storage/repositories/webhooks";
+import * as claims from "../../src/storage/repositories/webhook-claims";
 import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase } from "../support/postgres";
 
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-claims-"));
@@ -73,14 +74,14 @@ async function race(one: Database, two: Database, merchantId: string): Promise<M
   const claimedBy = new Map<string, string[]>();
   const worker = async (db: Database, name: string) => {
     for (;;) {
-      const rows = await webhooks.claimDue(db, name, merchantId, DUE_MS, 3);
+      const rows = await claims.claimDue(db, name, merchantId, DUE_MS, 3);
       expect(rows.length).toBeLessThanOrEqual(3);
       if (rows.length === 0) return;
       for (const row of rows) claimedBy.set(row.id, [...(claimedBy.get(row.id) ?? []), name]);
     }
   };
-  await webhooks.heartbeat(one, "one", Date.now());
-  await webhooks.heartbeat(two, "two", Date.now());
+  await claims.heartbeat(one, "one", Date.now());
+  await claims.heartbeat(two, "two", Date.now());
   await Promise.all([worker(one, "one"), worker(two, "two")]);
   return claimedBy;
 }
@@ -92,16 +93,14 @@ function checkRace(claimedBy: Map<string, string[]>, count: number): void {
 
 async function checkRelease(one: Database, two: Database, merchantId: string, count: number): Promise<void> {
   // Nothing is ready while every delivery is claimed.
-  expect(await webhooks.earliestReady(one, merchantId)).toBeUndefined();
+  expect(await claims.earliestReady(one, merchantId)).toBeUndefined();
   // "one" said nothing since before the cutoff: its claims come free; "two" is alive and keeps its own.
-  expect(await webhooks.releaseDispatcher(two, "two", "interrupted", 0)).toBe(false);
-  expect(await one.transaction((tx) => webhooks.releaseDispatcher(tx, "one", "interrupted", Date.now() + 1))).toBe(
-    true,
-  );
-  const freed = await webhooks.claimDue(two, "two", merchantId, DUE_MS, count);
+  expect(await claims.releaseDispatcher(two, "two", "interrupted", 0)).toBe(false);
+  expect(await one.transaction((tx) => claims.releaseDispatcher(tx, "one", "interrupted", Date.now() + 1))).toBe(true);
+  const freed = await claims.claimDue(two, "two", merchantId, DUE_MS, count);
   expect(freed.length).toBeGreaterThan(0);
   expect(freed.every((row) => row.claimed_by === "two")).toBe(true);
-  expect(await webhooks.claimDue(one, "one", merchantId, DUE_MS, count)).toEqual([]);
+  expect(await claims.claimDue(one, "one", merchantId, DUE_MS, count)).toEqual([]);
 }
 
 describe("webhook claims on SQLite (two connections on one file)", () => {
@@ -161,7 +160,7 @@ describePostgres("a PostgreSQL claim takes at most its limit, whatever the plan"
                 await tx.run(sql`SET LOCAL enable_hashjoin = off`);
                 await tx.run(sql`SET LOCAL enable_mergejoin = off`);
               }
-              return webhooks.claimDue(tx, "one", merchantId, DUE_MS, 3);
+              return claims.claimDue(tx, "one", merchantId, DUE_MS, 3);
             });
             expect(rows).toHaveLength(3);
             const claimed = await db.get<{ n: number }>(

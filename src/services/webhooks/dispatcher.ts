@@ -1,5 +1,5 @@
 import type { Database } from "../../storage/database";
-import * as repo from "../../storage/repositories/webhooks";
+import * as repo from "../../storage/repositories/webhook-claims";
 import type { ClaimedDelivery } from "../../storage/repositories/webhooks";
 import type { Worker } from "../../lib/worker";
 import type { WebhookService } from ".";
