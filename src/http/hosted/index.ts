@@ -8,13 +8,8 @@ import { html } from "../../lib/html";
 import { lineItemsOf, methodLabel, moneyText } from "../../services/mail/receipt-templates";
 import { invoiceCustomFields } from "../../services/merchant-options";
 import { settingsOf } from "../../services/merchants";
-import {
-  renderInvoicePage,
-  renderNothingDuePage,
-  renderPayPage,
-  type InvoicePageView,
-  type PayPageView,
-} from "./pages";
+import { renderInvoicePage, type InvoicePageView } from "./invoice-page";
+import { renderNothingDuePage, renderPayPage, type PayPageView } from "./pay-page";
 
 const HTML_HEADERS = {
   "content-type": "text/html; charset=utf-8",
