@@ -7,6 +7,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { DECLINE_REASONS } from "../../packages/rules/declines";
 import { MAX_OUTCOMES, OUTCOME_MESSAGES } from "../../src/services/outcomes";
 import { BANK, CARD, otherMerchant, setup, tokenize, type TestContext } from "../support/app";
+import { buildDeps, composeApp } from "../../src/entry/app";
+import { memoryLogger } from "../../src/lib/logger";
 
 let ctx: TestContext;
 beforeEach(async () => {
@@ -153,6 +155,25 @@ describe("outcome sequences", () => {
     expect(refused.body.errors).toEqual({ payment_method_id: [OUTCOME_MESSAGES.paymentMethodUnknown(pm.id)] });
     expect((await ctx.call("DELETE", "/_sandbox/outcomes", { auth: other.api_key })).body).toEqual({ cleared: 0 });
     expect((await chargeOf(pm.id)).body.decline_code).toBe("suspected_fraud");
+  });
+
+  test("the sequence lives in the database: a second app on it (another process's services) takes it", async () => {
+    const pm = await tokenize(ctx);
+    await arm({ payment_method_id: pm.id, outcomes: ["do_not_honor"] });
+    // A second app on the same database, with services of its own: nothing is shared but the storage.
+    const second = composeApp(
+      await buildDeps({ db: ctx.deps.db, log: memoryLogger(), publicUrl: "http://localhost:7290" }),
+    );
+    const answer = await second.handle(
+      new Request("http://localhost/charge", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${ctx.apiKey}` },
+        body: JSON.stringify({ payment_method_id: pm.id, total: 4 }),
+      }),
+    );
+    expect(answer.status).toBe(402);
+    expect(((await answer.json()) as { decline_code: string }).decline_code).toBe("do_not_honor");
+    expect((await pending()).body.data).toEqual([]);
   });
 
   test("a reset clears the merchant's sequences", async () => {
