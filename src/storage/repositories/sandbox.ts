@@ -26,6 +26,15 @@ const DELETE_ORDER = [
 export const SNAPSHOT_TABLES = ["sandbox_snapshots", "sandbox_snapshot_rows"];
 
 /**
+ * The prefix of the SQLite shadow tables a snapshot copies rows into (`sandbox_snapshot__customers`,
+ * made on first use: src/storage/repositories/snapshots.ts); not the merchant's state either.
+ */
+export const SHADOW_PREFIX = "sandbox_snapshot__";
+
+/** A snapshot's own table (SNAPSHOT_TABLES or a shadow table). */
+export const isSnapshotTable = (name: string) => SNAPSHOT_TABLES.includes(name) || name.startsWith(SHADOW_PREFIX);
+
+/**
  * Every table holding the merchant's state (a merchant_id column, minus SNAPSHOT_TABLES), in an
  * order that deletes rows before the rows they reference: reversed, it inserts them.
  */
@@ -45,7 +54,7 @@ export async function merchantStateTables(ex: Executor): Promise<string[]> {
   };
   return rows
     .map((row) => row.name)
-    .filter((name) => !SNAPSHOT_TABLES.includes(name))
+    .filter((name) => !isSnapshotTable(name))
     .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -66,11 +75,21 @@ export async function deleteMerchantRows(ex: Executor, merchantId: string): Prom
   return deleted;
 }
 
+/** Every snapshot table that exists (SNAPSHOT_TABLES and the shadow tables made so far). */
+async function snapshotTables(ex: Executor): Promise<string[]> {
+  const rows = await ex.all<{ name: string }>(
+    ex.dialect === "sqlite"
+      ? sql`SELECT name FROM sqlite_master WHERE type = 'table'`
+      : sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`,
+  );
+  return rows.map((row) => row.name).filter(isSnapshotTable);
+}
+
 /** Deletes a merchant's row and its snapshots, unless it is the default merchant. */
 export async function deleteMerchantRow(ex: Executor, merchantId: string): Promise<void> {
   const merchant = await ex.get(sql`SELECT id FROM merchants WHERE id = ${merchantId} AND is_default = 0`);
   if (!merchant) return;
-  for (const table of SNAPSHOT_TABLES)
-    await ex.run(sql`DELETE FROM ${sql.raw(table)} WHERE merchant_id = ${merchantId}`);
+  for (const table of await snapshotTables(ex))
+    await ex.run(sql`DELETE FROM ${sql.raw(`"${table}"`)} WHERE merchant_id = ${merchantId}`);
   await ex.run(sql`DELETE FROM merchants WHERE id = ${merchantId} AND is_default = 0`);
 }

@@ -2,12 +2,19 @@
  * Merchant snapshots (POST /_sandbox/snapshots): a copy of every row of the merchant's state, put
  * back exactly by a restore. The tables are the reset's (every table with a merchant_id column,
  * found in the schema: src/storage/repositories/sandbox.ts), so a table a later migration adds is
- * copied without a list to keep up to date. Each table's rows travel as one JSON array built and
- * taken apart by the database itself (SQLite's json_group_array and json_each, PostgreSQL's
- * json_agg and json_populate_recordset): a restore of 10,000 rows never crosses into JavaScript.
+ * copied without a list to keep up to date. The rows never cross into JavaScript:
+ *
+ * - SQLite: each table's rows go to a shadow table of the same columns plus `snapshot`
+ *   (`sandbox_snapshot__customers`, made on first use from the table itself and given the columns a
+ *   later migration adds), and come back with one `INSERT … SELECT` each: a restore of 10,000 rows
+ *   is a plain copy (as JSON taken apart by json_each, 6,000 transactions alone took 500 ms).
+ * - PostgreSQL: each table's rows are one JSON array in sandbox_snapshot_rows, built by json_agg and
+ *   taken apart by json_populate_recordset (no DDL at run time on a database other processes share).
+ *
+ * sandbox_snapshot_rows holds the count of every table's rows on both.
  */
 import { sql, type Executor, type Sql } from "../database";
-import { deleteMerchantRows, merchantStateTables } from "./sandbox";
+import { deleteMerchantRows, merchantStateTables, SHADOW_PREFIX } from "./sandbox";
 
 /** Kept by the triggers on transactions (the list total): the re-inserted transactions rebuild them. */
 export const DERIVED_TABLES = ["transaction_counts"];
@@ -75,9 +82,10 @@ export async function captureSnapshot(
   let records = 0;
   for (const table of await snapshotTables(ex)) {
     const columns = await tableColumns(ex, table);
+    if (ex.dialect === "sqlite") await copyToShadow(ex, table, columns, merchantId, name);
     const rows =
       ex.dialect === "sqlite"
-        ? sql.raw(`json_group_array(${jsonObject(columns, "t")} ORDER BY t.rowid)`)
+        ? sql.raw(`''`)
         : sql.raw(`COALESCE(json_agg(t${columns.includes("seq") ? " ORDER BY t.seq" : ""}), '[]'::json)::text`);
     await ex.run(
       sql`INSERT INTO sandbox_snapshot_rows (merchant_id, snapshot, table_name, row_count, rows)
@@ -115,16 +123,29 @@ export async function restoreSnapshot(ex: Executor, merchantId: string, name: st
     const stored = sql`SELECT rows FROM sandbox_snapshot_rows
                        WHERE merchant_id = ${merchantId} AND snapshot = ${name} AND table_name = ${table}`;
     if (ex.dialect === "sqlite") {
-      const columns = await tableColumns(ex, table);
-      const names = columns.map((c) => `"${c.replaceAll('"', '""')}"`).join(", ");
-      const values = columns.map((c) => `value ->> '$."${c.replaceAll("'", "''")}"'`).join(", ");
+      const shadow = `${SHADOW_PREFIX}${table}`;
+      if (!(await tableExists(ex, shadow))) continue; // the table came after the snapshot: it had no rows then
+      const shadowColumns = new Set(await tableColumns(ex, shadow));
+      const names = (await tableColumns(ex, table))
+        .filter((c) => shadowColumns.has(c))
+        .map((c) => `"${c.replaceAll('"', '""')}"`)
+        .join(", ");
       await ex.run(
-        sql`INSERT INTO ${quote(table)} (${sql.raw(names)}) SELECT ${sql.raw(values)} FROM json_each((${stored}))`,
+        sql`INSERT INTO ${quote(table)} (${sql.raw(names)}) SELECT ${sql.raw(names)} FROM ${quote(shadow)}
+            WHERE merchant_id = ${merchantId} AND snapshot = ${name} ORDER BY rowid`,
       );
     } else {
+      // The columns the snapshot has (a column added since takes its default): its first row's keys.
+      const keys = await ex.all<{ key: string }>(sql`SELECT json_object_keys((${stored})::json -> 0) AS key`);
+      if (keys.length === 0) continue; // no rows
+      const saved = new Set(keys.map((row) => row.key));
+      const names = (await tableColumns(ex, table))
+        .filter((c) => saved.has(c))
+        .map((c) => `"${c.replaceAll('"', '""')}"`)
+        .join(", ");
       await ex.run(
-        sql`INSERT INTO ${quote(table)}
-            SELECT * FROM json_populate_recordset(NULL::${quote(table)}, COALESCE((${stored}), '[]')::json)`,
+        sql`INSERT INTO ${quote(table)} (${sql.raw(names)})
+            SELECT ${sql.raw(names)} FROM json_populate_recordset(NULL::${quote(table)}, (${stored})::json)`,
       );
     }
   }
@@ -168,8 +189,45 @@ export function snapshotCounts(ex: Executor, merchantId: string, name: string): 
   );
 }
 
+async function tableExists(ex: Executor, table: string): Promise<boolean> {
+  return (await ex.get(sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ${table}`)) !== undefined;
+}
+
+/**
+ * SQLite: the merchant's rows of `table` into its shadow table, in insertion order. The shadow
+ * table is made from the table on first use (its columns and their types, no constraints) and
+ * given the columns a migration added since.
+ */
+async function copyToShadow(ex: Executor, table: string, columns: string[], merchantId: string, name: string) {
+  const shadow = `${SHADOW_PREFIX}${table}`;
+  if (!(await tableExists(ex, shadow))) {
+    await ex.run(sql`CREATE TABLE ${quote(shadow)} AS SELECT '' AS snapshot, * FROM ${quote(table)} WHERE 0`);
+    await ex.run(sql`CREATE INDEX ${quote(`${shadow}_by_snapshot`)} ON ${quote(shadow)} (merchant_id, snapshot)`);
+  }
+  const present = new Set(await tableColumns(ex, shadow));
+  for (const column of columns.filter((c) => !present.has(c))) {
+    const type = await ex.get<{ type: string }>(
+      sql`SELECT type FROM pragma_table_info(${table}) WHERE name = ${column}`,
+    );
+    const declared = (type?.type ?? "").replace(/[^A-Za-z ]/g, "");
+    await ex.run(sql`ALTER TABLE ${quote(shadow)} ADD COLUMN ${quote(column)} ${sql.raw(declared)}`);
+  }
+  const names = columns.map((c) => `"${c.replaceAll('"', '""')}"`).join(", ");
+  await ex.run(
+    sql`INSERT INTO ${quote(shadow)} (snapshot, ${sql.raw(names)})
+        SELECT ${name}, ${sql.raw(names)} FROM ${quote(table)} WHERE merchant_id = ${merchantId} ORDER BY rowid`,
+  );
+}
+
 /** Deletes a snapshot; answers whether there was one. */
 export async function deleteSnapshot(ex: Executor, merchantId: string, name: string): Promise<boolean> {
+  if (ex.dialect === "sqlite") {
+    const shadows = await ex.all<{ name: string }>(
+      sql`SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ${SHADOW_PREFIX.length}) = ${SHADOW_PREFIX}`,
+    );
+    for (const { name: shadow } of shadows)
+      await ex.run(sql`DELETE FROM ${quote(shadow)} WHERE merchant_id = ${merchantId} AND snapshot = ${name}`);
+  }
   await ex.run(sql`DELETE FROM sandbox_snapshot_rows WHERE merchant_id = ${merchantId} AND snapshot = ${name}`);
   const { changes } = await ex.run(
     sql`DELETE FROM sandbox_snapshots WHERE merchant_id = ${merchantId} AND name = ${name}`,
