@@ -12,6 +12,8 @@
  * Options: --duration SECONDS (each load phase, default 8), --connections N (default 50),
  * --driver wrk|autocannon, --rows N (stored transactions of the big merchant, default 1000000),
  * --quick (3 s phases, 200k rows; a smoke run), --seed-only PATH (build the seeded database and stop).
+ * A test suite's per-test costs (startSandbox(), merchant(), a reset, a snapshot's restore) are
+ * bench/suite-costs.ts, also runnable alone: `bun bench/suite-costs.ts [--quick]`.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
@@ -26,6 +28,7 @@ import { sql } from "../src/storage/database";
 import { openPostgres } from "../src/storage/postgres/database";
 import { migratePostgres } from "../src/storage/postgres/migrate";
 import { findPostgresBin, startPostgres } from "../tests/support/postgres";
+import { measureSuiteCosts, suiteCostRows } from "../bench/suite-costs";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BUN = process.execPath;
@@ -519,6 +522,10 @@ async function main() {
       ? await coldStart(binary, (db) => ["--port", "0", "--db", db, "--quiet"])
       : null;
 
+    log("a test suite's costs: startSandbox(), merchant(), reset, restore of 10,000 records…");
+    const suiteCosts = await measureSuiteCosts({ quick: options.duration < 8 });
+    results.suite_costs = suiteCosts;
+
     log("idle RSS…");
     const idleOf = async (command: string, args: (db: string) => string[]) => {
       const idleDir = mkdtempSync(join(tmpdir(), "paysandbox-idle-"));
@@ -759,6 +766,7 @@ async function main() {
         "idle ≤ 60 MB, after ≤ 150 MB",
         (idleBinary ?? idleRss) <= 60 && r.rss_mb.after_load <= 150,
       ],
+      ...suiteCostRows(suiteCosts),
       [
         "payjs.js",
         payjs

@@ -1,0 +1,196 @@
+/**
+ * What a test suite pays per test (issue 32), measured for `npm run bench` and on its own
+ * (`bun bench/suite-costs.ts`): `startSandbox()` of paysandbox/testing to ready, `sandbox.merchant()`,
+ * a merchant's `POST /_sandbox/reset`, and the restore of a snapshot of a merchant holding 10,000
+ * records on SQLite (in-process, the service call). Each as the median wall time and CPU time: on
+ * a shared machine wall time includes waiting for a core, CPU time is the figure to trust.
+ */
+import { readdirSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSandbox } from "../packages/testing/src/index";
+import { buildDeps } from "../src/entry/app";
+import { openSqlite } from "../src/storage/sqlite/database";
+import { memoryLogger } from "../src/lib/logger";
+import { sql } from "../src/storage/database";
+
+export interface Cost {
+  /** Median wall time, ms. */
+  wall_ms: number;
+  /** Median CPU time (user + system), ms: of the sandbox process, and of this one where it works too. */
+  cpu_ms: number;
+}
+
+export interface SuiteCosts {
+  start: Cost;
+  merchant: Cost;
+  reset: Cost;
+  restore_10k: Cost & { records: number };
+}
+
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** CPU time (user + system) of a process, ms (/proc/PID/stat, in clock ticks of 10 ms). */
+function processCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The pids of this process's children (every thread's /proc children list). */
+function childPids(): number[] {
+  const pids = new Set<number>();
+  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+    try {
+      for (const pid of readFileSync(`/proc/${process.pid}/task/${task}/children`, "utf8").trim().split(/\s+/))
+        if (pid) pids.add(Number(pid));
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return [...pids];
+}
+
+const selfCpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+/** startSandbox() to ready, each run a fresh process on a fresh temporary database. */
+async function measureStart(runs: number): Promise<Cost> {
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const before = new Set(childPids());
+    const selfBefore = selfCpuMs();
+    const started = performance.now();
+    const sandbox = await startSandbox({ url: null });
+    walls.push(performance.now() - started);
+    const child = childPids().find((pid) => !before.has(pid));
+    cpus.push((child ? processCpuMs(child) : 0) + selfCpuMs() - selfBefore);
+    await sandbox.stop();
+  }
+  return { wall_ms: round(median(walls)), cpu_ms: round(median(cpus)) };
+}
+
+/** sandbox.merchant(), a merchant's reset, on one sandbox: per call. */
+async function measureCalls(calls: number): Promise<{ merchant: Cost; reset: Cost }> {
+  const before = new Set(childPids());
+  const sandbox = await startSandbox({ url: null });
+  const child = childPids().find((pid) => !before.has(pid));
+  try {
+    const timeEach = async (call: () => Promise<unknown>): Promise<Cost> => {
+      for (let i = 0; i < 5; i++) await call(); // warm
+      const walls: number[] = [];
+      const cpuBefore = (child ? processCpuMs(child) : 0) + selfCpuMs();
+      for (let i = 0; i < calls; i++) {
+        const started = performance.now();
+        await call();
+        walls.push(performance.now() - started);
+      }
+      const cpu = (child ? processCpuMs(child) : 0) + selfCpuMs() - cpuBefore;
+      return { wall_ms: round(median(walls)), cpu_ms: round(cpu / calls) };
+    };
+    const merchant = await timeEach(() => sandbox.merchant());
+    const resetting = await sandbox.merchant();
+    const reset = await timeEach(async () => {
+      await fetch(`${sandbox.url}/_sandbox/reset`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${resetting.apiKey}` },
+      });
+    });
+    return { merchant, reset };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/** The restore of a snapshot of a merchant with `records` rows (customers, cards, charges), in-process. */
+async function measureRestore(records: number, runs: number): Promise<Cost & { records: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "paysandbox-restore-"));
+  const db = await openSqlite(join(dir, "restore.sqlite"));
+  try {
+    const deps = await buildDeps({ db, log: memoryLogger(), publicUrl: "http://localhost:7290" });
+    const merchant = await deps.services.merchants.create({ name: "Restore bench" });
+    const people = Math.floor(records / 5);
+    const now = "2026-01-01 00:00:00";
+    const count = (n: number) =>
+      sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n}) SELECT i FROM n`;
+    await db.transaction(async (tx) => {
+      await tx.run(
+        sql`INSERT INTO customers (id, merchant_id, firstname, email, match_key, created_at, updated_at)
+            SELECT 'c' || i, ${merchant.id}, 'Ada ' || i, 'ada' || i || '@example.com', 'k' || i, ${now}, ${now}
+            FROM (${count(people)})`,
+      );
+      await tx.run(
+        sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four,
+              card_exp, fingerprint, outcome, created_at, updated_at)
+            SELECT 'p' || i, ${merchant.id}, 'c' || i, 'card', 'Ada ' || i, 'visa', '1111', '1230', 'f' || i, 'approve',
+              ${now}, ${now}
+            FROM (${count(people)})`,
+      );
+      await tx.run(
+        sql`INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type, success,
+              total_cents, created_at, updated_at)
+            SELECT 't' || i, ${merchant.id}, 'c' || (1 + i % ${people}), 'p' || (1 + i % ${people}), 'card', 'charge', 1,
+              1000 + i, ${now}, ${now}
+            FROM (${count(records - 2 * people)})`,
+      );
+    });
+    const taken = await deps.services.snapshots.create(merchant.id, "bench");
+    const walls: number[] = [];
+    const cpus: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const cpuBefore = selfCpuMs();
+      const started = performance.now();
+      await deps.services.snapshots.restore(merchant.id, "bench");
+      walls.push(performance.now() - started);
+      cpus.push(selfCpuMs() - cpuBefore);
+    }
+    return { wall_ms: round(median(walls)), cpu_ms: round(median(cpus)), records: taken.records };
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function measureSuiteCosts(options: { quick?: boolean } = {}): Promise<SuiteCosts> {
+  const quick = options.quick ?? false;
+  const start = await measureStart(quick ? 3 : 5);
+  const { merchant, reset } = await measureCalls(quick ? 30 : 100);
+  const restore_10k = await measureRestore(10_000, quick ? 5 : 9);
+  return { start, merchant, reset, restore_10k };
+}
+
+/** The bench table's rows: [measure, result, target, met]. */
+export function suiteCostRows(costs: SuiteCosts): [string, string, string, boolean | null][] {
+  const show = (cost: Cost) => `${cost.wall_ms} ms wall · ${cost.cpu_ms} ms CPU`;
+  return [
+    [
+      "startSandbox() to ready (median, fresh process and database)",
+      show(costs.start),
+      "≤ 250 ms",
+      costs.start.wall_ms <= 250,
+    ],
+    ["sandbox.merchant() (median per call)", show(costs.merchant), "≤ 5 ms", costs.merchant.wall_ms <= 5],
+    ["a merchant's POST /_sandbox/reset (median per call)", show(costs.reset), "≤ 10 ms", costs.reset.wall_ms <= 10],
+    [
+      `restore of a snapshot of ${costs.restore_10k.records.toLocaleString("en")} records, SQLite (median, in-process)`,
+      show(costs.restore_10k),
+      "≤ 100 ms",
+      costs.restore_10k.wall_ms <= 100,
+    ],
+  ];
+}
+
+if (import.meta.main) {
+  const costs = await measureSuiteCosts({ quick: process.argv.includes("--quick") });
+  process.stdout.write(JSON.stringify(costs, null, 2) + "\n");
+  for (const [what, value, target, ok] of suiteCostRows(costs))
+    process.stdout.write(`| ${what} | ${value} | ${target} | ${ok ? "✅" : "❌"} |\n`);
+  process.exit(0);
+}
