@@ -35,4 +35,24 @@ export default tseslint.config(
       "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingUnknown: true }],
     },
   },
+  {
+    // One idea per file: no source file over 400 lines, counted as `wc -l` counts them (blank
+    // lines and comments too). Tests and generated code (dist/) are not held to it.
+    files: ["src/**/*.ts", "packages/**/*.ts", "scripts/**/*.{ts,mjs}", "bench/**/*.{ts,mjs}", "examples/**/*.ts"],
+    rules: { "max-lines": ["error", { max: 400, skipBlankLines: false, skipComments: false }] },
+  },
+  {
+    // Over 400 lines still; each is to be split, and the list only shrinks. scripts/bench.ts is
+    // being reworked elsewhere; packages/testing/index.d.ts is the toolkit's hand-written public
+    // declaration, which its build ships as one file.
+    files: [
+      "scripts/bench.ts",
+      "scripts/fuzz.ts",
+      "packages/payjs/payjs.ts",
+      "packages/payjs/types.ts",
+      "packages/testing/index.d.ts",
+      "src/http/dashboard/pages/transactions.ts",
+    ],
+    rules: { "max-lines": "off" },
+  },
 );
