@@ -47,7 +47,6 @@ export default tseslint.config(
     // declaration, which its build ships as one file.
     files: [
       "scripts/bench.ts",
-      "scripts/fuzz.ts",
       "packages/payjs/payjs.ts",
       "packages/payjs/types.ts",
       "packages/testing/index.d.ts",
