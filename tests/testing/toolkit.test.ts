@@ -520,6 +520,44 @@ describe("merchant.faults", () => {
       await sandbox.stop();
     }
   });
+
+  test("reset_after_commit on the real server (group commit): the answer is lost, the retry with its key finds one charge", async () => {
+    const sandbox = await startSandbox({ url: null });
+    try {
+      const merchant = await sandbox.merchant();
+      const method = await json(`${sandbox.url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
+        body: {
+          method: "card",
+          card_number: cards.visa.approve.number,
+          card_exp: cards.visa.approve.exp,
+          person_name: "Ada",
+        },
+      });
+      await merchant.faults.next("POST /charge", { kind: "reset_after_commit" });
+      const send = () =>
+        fetch(`${sandbox.url}/charge`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${merchant.apiKey}`,
+            "content-type": "application/json",
+            "idempotency-key": "order-9",
+          },
+          body: JSON.stringify({ payment_method_id: method.body.id, total: 3 }),
+        });
+      const lost = await send().then(
+        (response) => ({ answered: response.status }),
+        (error: Error & { code?: string }) => ({ dropped: error.code ?? error.name }),
+      );
+      expect(lost).toEqual({ dropped: "ECONNRESET" });
+      const retry = await send();
+      expect([retry.status, retry.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+      const listed = await json(`${sandbox.url}/transaction`, { key: merchant.apiKey });
+      expect(listed.body.total).toBe(1);
+      expect(listed.body.data[0].id).toBe(((await retry.json()) as { id: string }).id);
+    } finally {
+      await sandbox.stop();
+    }
+  });
 });
 
 describe("merchant.fixtures, merchant.snapshot, merchant.restore", () => {
