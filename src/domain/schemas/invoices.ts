@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { CustomerRecord, DeclineFields, ErrorBody, Meta, TransactionRecord } from "./records";
+import { MetaInput } from "./charge";
 
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
 const NullableTimestamp = t.Union([Timestamp, t.Null()]);
@@ -73,7 +74,8 @@ const Total = t.Union([t.Number(), t.String()], {
 /** Fields shared by both ways of creating an invoice. Rules live in packages/rules/validation.ts. */
 const invoiceFields = {
   total: Total,
-  meta: t.Optional(Meta),
+  // Unnormalized (src/domain/schemas/charge.ts): an object schema would turn [1] into {"0": 1}.
+  meta: t.Optional(MetaInput),
   url: Str("Hosted invoice address prefix (default {public_url}/hosted/invoice/)"),
   send_receipt: t.Optional(t.Boolean({ description: "E-mail a receipt on every payment attempt (default true)" })),
   email: Str("Where receipts go (default: the customer's e-mail)"),
@@ -115,6 +117,30 @@ export const InvoiceBody = t.Object(
   { title: "InvoiceRequest" },
 );
 export type InvoiceBody = typeof InvoiceBody.static;
+
+/**
+ * PUT /invoice/{id}: what may change, each only in the states docs/contract.md names (an invoice
+ * in another state answers 422 invalid_state naming the fields). A field left out keeps its value.
+ */
+export const InvoiceUpdateBody = t.Object(
+  {
+    total: t.Optional(Total),
+    meta: t.Optional(MetaInput),
+    url: Str("Hosted invoice address prefix"),
+    send_receipt: t.Optional(t.Boolean({ description: "E-mail a receipt on every payment attempt" })),
+    email: t.Optional(t.String({ format: "email", maxLength: 254, description: "Where receipts go" })),
+    payment_method_id: Str("A payment method of the merchant to remember on the invoice (unpaid invoices only)"),
+    is_partial_payment_enabled: t.Optional(t.Boolean()),
+    due_at: t.Optional(
+      t.Union([t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2})?$" }), t.Null()], {
+        description: "YYYY-MM-DD or YYYY-MM-DD HH:MM:SS; null: no due date",
+      }),
+    ),
+    customer_id: t.Optional(t.Never({ description: "Refused (422): an invoice keeps its customer" })),
+  },
+  { title: "InvoiceUpdateRequest" },
+);
+export type InvoiceUpdateBody = typeof InvoiceUpdateBody.static;
 
 export const PayInvoiceBody = t.Object(
   {

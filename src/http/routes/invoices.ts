@@ -12,6 +12,7 @@ import {
   InvoiceIdParams,
   InvoiceListQuery,
   InvoiceRecord,
+  InvoiceUpdateBody,
   PayInvoiceBody,
 } from "../../domain/schemas/invoices";
 
@@ -72,6 +73,23 @@ export function invoiceRoutes(deps: AppDeps) {
       response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Get an invoice with its customer and transactions" },
     })
+    .put(
+      "/:id",
+      async ({ merchant, params, body }) => {
+        const { customer_id: _customer, ...changes } = body;
+        return invoices.update(merchant.id, params.id, changes);
+      },
+      {
+        params: InvoiceIdParams,
+        body: InvoiceUpdateBody,
+        response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
+        detail: {
+          summary: "Update an invoice: what may change depends on its status",
+          description:
+            "Unpaid (DRAFT, ATTEMPTED): total, meta, url, send_receipt, email, payment_method_id, is_partial_payment_enabled, due_at. Partly paid: the same but payment_method_id; the total never below what was paid. PAID, PARTIALLY_REFUNDED, REFUNDED, VOIDED: meta only. DELETED: nothing. A field the status does not let change is a 422 invalid_state naming it. Emits update_invoice.",
+        },
+      },
+    )
     .delete("/:id", async ({ merchant, params }) => invoices.delete(merchant.id, params.id), {
       params: InvoiceIdParams,
       response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },

@@ -17,6 +17,7 @@ import type { InvoiceBody, InvoiceRecord, PublicInvoiceBody } from "../../domain
 import { invoiceRecords, SETTLED_STATUSES } from "./records";
 import { defaultInvoiceUrl, dueAtOf, receiptAddress, validateMerchantInvoice, validatePublicInvoice } from "./rules";
 import { columnsFromTransactions } from "./status";
+import { invoiceColumns, type InvoiceChanges } from "./changes";
 
 export type { InvoiceFilters, InvoiceRow };
 export { SETTLED_STATUSES } from "./records";
@@ -144,7 +145,7 @@ export class InvoiceService {
       customerId,
       paymentMethodId: pm.id,
       totalCents: (parseTotalCents(input.total) as { cents: number }).cents,
-      meta: input.meta ?? {},
+      meta: (input.meta ?? {}) as Record<string, unknown>,
       url: input.url ?? defaultInvoiceUrl(publicUrl),
       sendReceipt: input.send_receipt ?? true,
       email,
@@ -206,7 +207,7 @@ export class InvoiceService {
       customerId: input.customer_id,
       paymentMethodId: pm?.id ?? null,
       totalCents: (parseTotalCents(input.total) as { cents: number }).cents,
-      meta: input.meta ?? {},
+      meta: (input.meta ?? {}) as Record<string, unknown>,
       url: input.url ?? defaultInvoiceUrl(publicUrl),
       sendReceipt: input.send_receipt ?? true,
       email,
@@ -331,6 +332,28 @@ export class InvoiceService {
     const record = await this.toRecord(ex, fresh);
     await this.events.emit(ex, { merchantId, name: "update_invoice", record });
     return { row: fresh, record };
+  }
+
+  /**
+   * PUT /invoice/{id}: the fields its state lets change (./changes.ts), then the status its
+   * transactions give it with the new total (a partly paid invoice whose total comes down to what
+   * was paid is PAID). Emits update_invoice.
+   */
+  async update(merchantId: string, id: string, changes: InvoiceChanges): Promise<Invoice> {
+    return this.db.transaction(async (tx) => {
+      const row = await this.lockRow(tx, merchantId, id);
+      const columns = invoiceColumns(row, changes);
+      if (changes.payment_method_id !== undefined)
+        columns.payment_method_id = (
+          await this.paymentMethods.chargeable(tx, merchantId, changes.payment_method_id)
+        ).id;
+      await repo.editInvoice(tx, row.id, { ...columns, updated_at: this.clock.timestamp(merchantId) });
+      const synced = await this.sync(tx, merchantId, id, null);
+      if (synced) return synced.record;
+      const record = await this.get(merchantId, id, tx);
+      await this.events.emit(tx, { merchantId, name: "update_invoice", record });
+      return record;
+    });
   }
 
   /**

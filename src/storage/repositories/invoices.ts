@@ -178,3 +178,39 @@ export async function markInvoice(
       : sql`UPDATE invoices SET viewed_at = COALESCE(viewed_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`;
   await ex.run(query);
 }
+
+/** The columns PUT /invoice/{id} may change (which ones, by status: src/services/invoices/changes.ts). */
+export type InvoiceEditColumns = Partial<
+  Pick<
+    InvoiceRow,
+    | "total_cents"
+    | "meta"
+    | "url"
+    | "send_receipt"
+    | "email"
+    | "payment_method_id"
+    | "is_partial_payment_enabled"
+    | "due_at"
+    | "updated_at"
+  >
+>;
+const EDIT_COLUMNS = [
+  "total_cents",
+  "meta",
+  "url",
+  "send_receipt",
+  "email",
+  "payment_method_id",
+  "is_partial_payment_enabled",
+  "due_at",
+  "updated_at",
+] as const;
+
+/** Writes the given columns of an invoice (only those named in InvoiceEditColumns). */
+export async function editInvoice(ex: Executor, id: string, next: InvoiceEditColumns): Promise<void> {
+  const sets = EDIT_COLUMNS.filter((column) => column in next).map(
+    (column) => sql`${sql.raw(column)} = ${next[column] ?? null}`,
+  );
+  if (sets.length === 0) return;
+  await ex.run(sql`UPDATE invoices SET ${sql.join(sets)} WHERE id = ${id}`);
+}
