@@ -134,7 +134,12 @@ function namedSchemaHoister(components: Record<string, Json>) {
     if (Array.isArray(node)) return node.map((item) => hoist(item));
     if (node === null || typeof node !== "object" || DATA_KEYS.has(key)) return node;
     const out: Json = {};
-    for (const [name, value] of Object.entries(node)) out[name] = hoist(value, name);
+    for (const [name, value] of Object.entries(node)) {
+      // Elysia's `error` option (a schema's own 422 message) is not a JSON Schema keyword: OpenAPI
+      // validators and generators refuse it. A member named "error" is an object here, not text.
+      if (name === "error" && key !== "properties" && typeof value === "string") continue;
+      out[name] = hoist(value, name);
+    }
     const title = out.title;
     const isSchema = "type" in out || "properties" in out || "anyOf" in out || "oneOf" in out || "allOf" in out;
     if (typeof title !== "string" || !isSchema) return out;
