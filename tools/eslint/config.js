@@ -42,9 +42,10 @@ export default tseslint.config(
     rules: { "max-lines": ["error", { max: 400, skipBlankLines: false, skipComments: false }] },
   },
   {
-    // Over 400 lines still; each is to be split, and the list only shrinks. scripts/bench.ts is
-    // being reworked elsewhere; packages/testing/index.d.ts is the toolkit's hand-written public
-    // declaration, which its build ships as one file.
+    // Over 400 lines still; each is to be split, and the list only shrinks. scripts/bench.ts and
+    // the dashboard's transactions page are being reworked elsewhere; packages/payjs/types.ts is
+    // read whole to make payjs.d.ts, and packages/testing/index.d.ts is the toolkit's hand-written
+    // public declaration, shipped as one file; packages/payjs/payjs.ts is the PayJs class.
     files: [
       "scripts/bench.ts",
       "packages/payjs/payjs.ts",
