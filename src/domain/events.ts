@@ -12,6 +12,7 @@ export const EVENT_NAMES = [
   "update_transaction_settled",
   "create_invoice",
   "update_invoice",
+  "send_invoice",
   "create_deposit",
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -17,6 +17,7 @@ import { FixtureService } from "./fixtures";
 import { InvoiceService } from "./invoices";
 import type { Mailer } from "./mail/mailer";
 import { ReceiptService } from "./mail/receipts";
+import { InvoiceMail } from "./mail/invoice-mail";
 import { MerchantService } from "./merchants";
 import { OutcomeService } from "./outcomes";
 import { FaultService } from "./faults";
@@ -46,6 +47,8 @@ export interface Services {
   invoices: InvoiceService;
   /** Receipts by e-mail and SMS (after pay(), and the ones a merchant asks for). */
   receipts: ReceiptService;
+  /** Invoices sent to their customers by e-mail and SMS, with the hosted pay link. */
+  invoiceMail: InvoiceMail;
   webhooks: WebhookService;
   /** Which webhook targets the sandbox sends to and whose answers it shows (--webhook-allow). */
   webhookTargets: WebhookTargets;
@@ -106,6 +109,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     settlement,
     deposits,
     receipts,
+    invoiceMail: new InvoiceMail({ ...options, services: core }),
     webhookTargets: new WebhookTargets(options.config),
     dashboard: new DashboardService(db, { ...core, deposits }, mailer),
     sandbox: new SandboxControl(db, core, clock),

@@ -140,3 +140,54 @@ describe("POST /invoice's meta", () => {
     }
   });
 });
+
+describe("PUT /invoice/{id}/send/email and /send/sms", () => {
+  test("e-mails the invoice with its pay link and ccEmails, sets sent_at, emits send_invoice, real shape", async () => {
+    const ctx = await setup();
+    const invoice = await invoiceFor(ctx, { email: "billing@example.com" });
+    const events: SandboxEvent[] = [];
+    ctx.deps.events.on((_ex, event) => void events.push(event));
+    const res = await ctx.call("PUT", `/invoice/${invoice.id}/send/email`, { body: { ccEmails: ["cfo@example.com"] } });
+    expect(res.status).toBe(200);
+    expect(res.body.sent_at).not.toBeNull();
+    expect(events.map((e) => e.name)).toEqual(["send_invoice"]);
+    const example = realOperation("PUT", "/invoice/{id}/send/email").example;
+    const gaps = [...INVOICE_GAPS, "missing: merchant"];
+    expect(shapeDifferences(res.body, example, 0).filter((d) => !gaps.includes(d))).toEqual([]);
+    const email = (await ctx.call("GET", "/_sandbox/emails/latest", { auth: false })).body;
+    expect(email).toMatchObject({ kind: "invoice", to: "billing@example.com", invoice_id: invoice.id });
+    expect(email.cc).toContain("cfo@example.com");
+    expect(email.text).toContain(`/hosted/pay/${invoice.id}`);
+    expect(email.text).toContain("$100.00");
+  });
+
+  test("texts the customer the pay link after the merchant's message", async () => {
+    const ctx = await setup();
+    const invoice = await invoiceFor(ctx);
+    const res = await ctx.call("PUT", `/invoice/${invoice.id}/send/sms`, { body: { message: "Your March bill." } });
+    expect(res.status).toBe(200);
+    expect(res.body.sent_at).not.toBeNull();
+    const sms = (await ctx.call("GET", "/_sandbox/sms", { auth: false })).body.data[0];
+    expect(sms.to).toBe("5555550123");
+    expect(sms.body).toStartWith("Your March bill.");
+    expect(sms.body).toContain(`/hosted/pay/${invoice.id}`);
+  });
+
+  test("nothing due, bad input or another merchant's invoice: a 4xx, and nothing is sent", async () => {
+    const ctx = await setup();
+    const paid = await invoiceFor(ctx);
+    await payPart(ctx, paid.id, 100);
+    const emailsBefore = (await ctx.call("GET", "/_sandbox/emails", { auth: false })).body.total;
+    const done = await ctx.call("PUT", `/invoice/${paid.id}/send/email`);
+    expect([done.status, done.body.code]).toEqual([422, "invalid_state"]);
+    const open = await invoiceFor(ctx);
+    expect((await ctx.call("PUT", `/invoice/${open.id}/send/email`, { body: { ccEmails: ["x"] } })).status).toBe(422);
+    expect((await ctx.call("PUT", `/invoice/${open.id}/send/sms`, { body: { phone: "12" } })).status).toBe(422);
+    expect((await ctx.call("PUT", `/invoice/${open.id}/send/sms`, { raw: "[]" })).status).toBe(422);
+    const other = await otherMerchant(ctx);
+    expect((await ctx.call("PUT", `/invoice/${open.id}/send/email`, { auth: other.api_key })).status).toBe(404);
+    expect((await ctx.call("GET", "/_sandbox/emails", { auth: false })).body.total).toBe(emailsBefore);
+    expect((await ctx.call("GET", "/_sandbox/sms", { auth: false })).body.total).toBe(0);
+    expect((await ctx.call("GET", `/invoice/${open.id}`)).body.sent_at).toBeNull();
+  });
+});

@@ -24,7 +24,7 @@ const IdempotencyHeaders = t.Object({
 
 /** The merchant's invoices (API key). */
 export function invoiceRoutes(deps: AppDeps) {
-  const { invoices } = deps.services;
+  const { invoices, invoiceMail } = deps.services;
   return new Elysia({ prefix: "/invoice", tags: ["Invoices"] })
     .use(merchantAuth(deps))
     .use(idempotency(deps))
@@ -87,6 +87,46 @@ export function invoiceRoutes(deps: AppDeps) {
           summary: "Update an invoice: what may change depends on its status",
           description:
             "Unpaid (DRAFT, ATTEMPTED): total, meta, url, send_receipt, email, payment_method_id, is_partial_payment_enabled, due_at. Partly paid: the same but payment_method_id; the total never below what was paid. PAID, PARTIALLY_REFUNDED, REFUNDED, VOIDED: meta only. DELETED: nothing. A field the status does not let change is a 422 invalid_state naming it. Emits update_invoice.",
+        },
+      },
+    )
+    .put(
+      "/:id/send/email",
+      async ({ merchant, params, body }) => invoiceMail.email(merchant.id, params.id, body?.ccEmails),
+      {
+        params: InvoiceIdParams,
+        body: t.Optional(
+          t.Object({
+            ccEmails: t.Optional(
+              t.Array(t.String({ format: "email", maxLength: 254 }), { maxItems: 10, description: "Copied (Cc)" }),
+            ),
+          }),
+        ),
+        response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
+        detail: {
+          summary: "E-mail an invoice with its hosted payment link",
+          description:
+            "To the invoice's e-mail, else its customer's. The message (kind `invoice`) is in GET /_sandbox/emails; sent_at is set the first time; emits send_invoice. An invoice with nothing due (PAID, REFUNDED, …, DELETED) is a 422 invalid_state.",
+        },
+      },
+    )
+    .put(
+      "/:id/send/sms",
+      async ({ merchant, params, body }) =>
+        invoiceMail.sms(merchant.id, params.id, { phone: body?.phone, message: body?.message }),
+      {
+        params: InvoiceIdParams,
+        body: t.Optional(
+          t.Object({
+            phone: t.Optional(t.String({ minLength: 10, maxLength: 32, description: "Default: the customer's phone" })),
+            message: t.Optional(t.String({ maxLength: 300, description: "Text before the pay link" })),
+          }),
+        ),
+        response: { 200: InvoiceRecord, ...AUTH_ERRORS, 404: ErrorBody },
+        detail: {
+          summary: "Text an invoice's hosted payment link",
+          description:
+            "The text is in GET /_sandbox/sms (never really sent); sent_at is set the first time; emits send_invoice. An invoice with nothing due is a 422 invalid_state.",
         },
       },
     )

@@ -71,6 +71,7 @@ const EVENT_CHOICES = [
   "update_transaction_settled",
   "create_invoice",
   "update_invoice",
+  "send_invoice",
   "create_customer",
   "update_customer",
   "create_deposit",
