@@ -10,6 +10,7 @@ export const EVENT_NAMES = [
   "create_transaction",
   "update_transaction",
   "update_transaction_settled",
+  "update_payment_method",
   "create_invoice",
   "update_invoice",
   "send_invoice",

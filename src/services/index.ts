@@ -87,7 +87,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const { db, clock, events, mailer } = options;
   const merchants = new MerchantService(db, clock);
   const customers = new CustomerService(db, clock, events);
-  const paymentMethods = new PaymentMethodService(db, clock, customers, await databaseSecret(db, "fingerprint_key"));
+  const paymentMethods = new PaymentMethodService(
+    db,
+    clock,
+    customers,
+    await databaseSecret(db, "fingerprint_key"),
+    events,
+  );
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
   const settlement = new Settlement(db, events, transactions);
   clock.onTick(

@@ -4,6 +4,7 @@ import { customersByIds, findCustomer } from "../storage/repositories/customers"
 import type { Listing, PageRequest } from "../domain/pagination";
 import type { PaymentMethodRow } from "../storage/repositories/payment-methods";
 import type { SandboxClock } from "./clock";
+import type { EventBus } from "../domain/events";
 import { hmacHex } from "../lib/crypto";
 import { detectBrand, digitsOnly } from "../../packages/rules/card-rules";
 import { MESSAGES } from "../../packages/rules/messages";
@@ -83,6 +84,7 @@ export class PaymentMethodService {
     private readonly customers: CustomerService,
     /** Key of the card fingerprints, one per database. */
     private readonly fingerprintKey: string,
+    private readonly events: EventBus<Executor>,
   ) {}
 
   /** GET /payment-method/{id}: the record, with its customer, or a 404. */
@@ -130,7 +132,7 @@ export class PaymentMethodService {
   /**
    * PUT /payment-method/{id}: the holder's name, nickname, address, a card's expiry (MMYY, not in
    * the past) or a bank account's name and types. Never the number: the sandbox does not keep it.
-   * A deleted payment method cannot change.
+   * A deleted payment method cannot change. Emits update_payment_method.
    */
   async update(merchantId: string, id: string, changes: PaymentMethodUpdate): Promise<PaymentMethod> {
     return this.db.transaction(async (tx) => {
@@ -166,7 +168,9 @@ export class PaymentMethodService {
         },
         this.clock.timestamp(merchantId),
       );
-      return this.toRecord(tx, await this.getRow(tx, merchantId, id));
+      const record = await this.toRecord(tx, await this.getRow(tx, merchantId, id));
+      await this.events.emit(tx, { merchantId, name: "update_payment_method", record });
+      return record;
     });
   }
 

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { BANK, otherMerchant, setup, tokenize } from "../support/app";
 import { realOperation, shapeDifferences } from "../support/real-api";
+import type { SandboxEvent } from "../../src/domain/events";
 
 /**
  * Fields of the real record the sandbox does not keep (users, a default flag, the account updater,
@@ -87,10 +88,13 @@ describe("PUT /payment-method/{id}", () => {
   test("changes the holder, nickname, address and expiry, in the real record shape", async () => {
     const ctx = await setup();
     const card = await tokenize(ctx);
+    const events: SandboxEvent[] = [];
+    ctx.deps.events.on((_ex, event) => void events.push(event));
     const res = await ctx.call("PUT", `/payment-method/${card.id}`, {
       body: { person_name: "Ada King", nickname: "Work Visa", card_exp: "0435", address_zip: "10001" },
     });
     expect(res.status).toBe(200);
+    expect(events.map((e) => [e.name, e.record.id])).toEqual([["update_payment_method", card.id]]);
     expect(res.body).toMatchObject({
       person_name: "Ada King",
       nickname: "Work Visa",
@@ -106,6 +110,8 @@ describe("PUT /payment-method/{id}", () => {
   test("refuses the number, a past or malformed expiry, bank fields on a card; nothing is written", async () => {
     const ctx = await setup();
     const card = await tokenize(ctx);
+    const events: SandboxEvent[] = [];
+    ctx.deps.events.on((_ex, event) => void events.push(event));
     const bodies = [
       { card_number: "4242424242424242" },
       { card_last_four: "4242" },
@@ -124,6 +130,7 @@ describe("PUT /payment-method/{id}", () => {
     }
     const after = (await ctx.call("GET", `/payment-method/${card.id}`)).body;
     expect(after).toEqual(card);
+    expect(events).toEqual([]);
   });
 
   test("a bank account's name and types change; a card's expiry is refused on it", async () => {

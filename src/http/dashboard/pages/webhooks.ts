@@ -69,6 +69,7 @@ const EVENT_CHOICES = [
   "create_transaction",
   "update_transaction",
   "update_transaction_settled",
+  "update_payment_method",
   "create_invoice",
   "update_invoice",
   "send_invoice",
