@@ -2,17 +2,15 @@
  * The PayJs class: the integrator's side of the card form. It owns the two frames of its
  * instance, listens only to them, aggregates their state into events, and runs pay().
  */
-import { CARD_FORMATS, formEvent, formMessage } from "./card-form";
-import { cvvLength } from "../rules/card-rules";
+import { formEvent, formMessage } from "./card-form";
+import { BANK_FIELDS, INVOICE_FIELDS, cardTokenizeDetails, pick, summary, unique, validateCardForm } from "./details";
 import { LIBRARY_MESSAGES, PayJsError, errorFromResponse } from "./errors";
+import { applyReportedHeight, createFrame, hasOwnHeight, withTimeout } from "./frame-element";
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, expectOk, requestJson } from "./http";
-import { MESSAGES } from "../rules/messages";
+import { INPUT_TYPES, checkConstructorArgs, misuse } from "./options";
 import {
-  FRAME_PATHS,
-  encodeFrameConfig,
   isTagged,
   tag,
-  type CardTokenizeDetails,
   type FieldName,
   type FrameConfig,
   type FrameToParent,
@@ -31,13 +29,7 @@ import type {
   PaymentMethod,
   TokenizeDetails,
 } from "./types";
-import {
-  addError,
-  CUSTOMER_FIELDS,
-  validateExtraDetails,
-  type AvsSettings,
-  type FieldErrors,
-} from "../rules/validation";
+import { CUSTOMER_FIELDS, validateExtraDetails, type AvsSettings } from "../rules/validation";
 
 export const FRAME_TIMEOUT_MS = 10_000;
 /** How long a setTestPan/setTestCvv may wait for the form state to reflect it. */
@@ -45,36 +37,12 @@ const SET_VALUE_MS = 10_000;
 /** How long the number frame may take to tokenize: its requests time out and retry on their own. */
 const TOKENIZE_MS = MAX_ATTEMPTS * ATTEMPT_TIMEOUT_MS + 10_000;
 
-// invoice_id: the hosted payment page pays an existing open invoice (the route reuses it).
-const INVOICE_FIELDS = [
-  "invoice_id",
-  "customer_id",
-  "total",
-  "meta",
-  "url",
-  "send_receipt",
-  "email",
-  ...CUSTOMER_FIELDS,
-] as const;
-const BANK_FIELDS = [
-  "person_name",
-  "bank_account",
-  "bank_routing",
-  "bank_type",
-  "bank_holder_type",
-  "bank_name",
-] as const;
-const INPUT_TYPES: readonly FieldInputType[] = ["text", "tel", "number", "password"];
 /** card_form_incomplete is the live library's name for card_form_uncomplete: one list, so both fire in registration order. */
 const EVENT_LISTS = {
   card_form_complete: "complete",
   card_form_uncomplete: "uncomplete",
   card_form_incomplete: "uncomplete",
 } as const satisfies Record<PayJsEventName, "complete" | "uncomplete">;
-/** An auto-sized frame's height until it reports its own (about a default input's). */
-const PROVISIONAL_HEIGHT_PX = 40;
-/** A reported height beyond this is not an input's: ignored. */
-const MAX_FRAME_HEIGHT_PX = 2000;
 
 let sandboxBase = "";
 
@@ -92,63 +60,9 @@ export function sandboxBaseFromScript(src: string | undefined | null, fallback: 
   );
 }
 
-/** One of each message per field (a field can break the same rule twice: required, and required by AVS). */
-function unique(fields: FieldErrors): FieldErrors {
-  for (const [field, messages] of Object.entries(fields)) fields[field] = [...new Set(messages)];
-  return fields;
-}
-
-/** The first message, and how many more: what the API's 422 says too. */
-function summary(fields: FieldErrors): string {
-  const all = Object.values(fields).flat();
-  const more = all.length - 1;
-  return more > 0 ? `${all[0]} (and ${more} more error${more > 1 ? "s" : ""})` : all[0]!;
-}
-
-function pick(source: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of fields) if (source[field] !== undefined) out[field] = source[field];
-  return out;
-}
-
-function misuse(what: string, expected: string, got: unknown): TypeError {
-  const shown = typeof got === "string" ? JSON.stringify(got) : got === null ? "null" : typeof got;
-  return new TypeError(`PayJs: ${what} expected ${expected}, got ${shown}`);
-}
-
-function checkFieldOptions(name: FieldName, options: unknown): void {
-  if (options === undefined) return;
-  if (!options || typeof options !== "object") throw misuse(`options.${name}`, "an object", options);
-  const o = options as Record<string, unknown>;
-  if (typeof o.id !== "string" || o.id === "") throw misuse(`options.${name}.id`, "an element id", o.id);
-  if (o.placeholder !== undefined && typeof o.placeholder !== "string")
-    throw misuse(`options.${name}.placeholder`, "a string", o.placeholder);
-  // An input type the frame does not know is not worth a broken checkout: it warns and uses tel.
-  if (o.type !== undefined && !INPUT_TYPES.includes(o.type as FieldInputType))
-    console.warn(LIBRARY_MESSAGES.unknownInputType(name, String(o.type)));
-  if (o.style !== undefined && typeof o.style !== "string" && (typeof o.style !== "object" || o.style === null))
-    throw misuse(`options.${name}.style`, "a CSS declaration string or an object of CSS properties", o.style);
-  if (name === "number" && o.format !== undefined && !CARD_FORMATS.includes(o.format as never))
-    throw misuse("options.number.format", CARD_FORMATS.join(" | "), o.format);
-}
-
 interface Frames {
   number: HTMLIFrameElement;
   cvv: HTMLIFrameElement;
-}
-
-/**
- * True when the container's height does not come from its content (a height of its own, or a
- * flex or grid stretch): a child of height 100% then has a height. An unsized or hidden
- * container gets a frame sized to its input instead.
- */
-function hasOwnHeight(container: HTMLElement): boolean {
-  const probe = document.createElement("div");
-  probe.style.cssText = "display:block;height:100%;min-height:0;margin:0;padding:0;border:0";
-  container.replaceChildren(probe);
-  const sized = probe.getBoundingClientRect().height > 0;
-  probe.remove();
-  return sized;
 }
 
 interface PendingSet {
@@ -184,19 +98,7 @@ export class PayJs {
   #paying = false;
 
   constructor(token: string, options: PayJsOptions = {}) {
-    if (typeof token !== "string" || token === "") throw misuse("token", "the web payments token (a string)", token);
-    if (!options || typeof options !== "object") throw misuse("options", "an object", options);
-    checkFieldOptions("number", options.number);
-    checkFieldOptions("cvv", options.cvv);
-    // A card form needs both frames; naming the one left out beats a container error later.
-    if (options.number && !options.cvv)
-      throw misuse("options.cvv", "{ id } of the CVV container (a card form needs number and cvv)", options.cvv);
-    if (options.cvv && !options.number)
-      throw misuse(
-        "options.number",
-        "{ id } of the card number container (a card form needs number and cvv)",
-        options.number,
-      );
+    checkConstructorArgs(token, options);
     this.#token = token;
     this.#options = options;
   }
@@ -257,7 +159,7 @@ export class PayJs {
     const fields = unique(validateExtraDetails(details, await this.#merchantSettings()));
     // tokenize() makes no invoice: a total is not needed (one given must still be a valid amount).
     if (operation === "tokenize" && details.total === undefined) delete fields.total;
-    if (isCard) this.#validateCardForm(fields);
+    if (isCard) validateCardForm(fields, this.#state);
     if (Object.keys(fields).length > 0) throw new PayJsError("validation_error", summary(fields), { fields });
   }
 
@@ -313,25 +215,12 @@ export class PayJs {
     return this.#settings;
   }
 
-  #validateCardForm(fields: FieldErrors): void {
-    const { number, cvv, card_type } = this.#state;
-    if (number.empty) addError(fields, "card_number", MESSAGES.required("card_number"));
-    else if (!number.valid) addError(fields, "card_number", MESSAGES.cardNumberInvalid);
-    if (!cvv.valid) addError(fields, "card_cvv", MESSAGES.cvvInvalid(cvvLength(card_type)));
-  }
-
   #tokenizeCard(details: Record<string, unknown>, idempotencyKey: string): Promise<TokenizedCard> {
     const frame = this.#frames?.number.contentWindow;
     if (!frame) return Promise.reject(new PayJsError("form_not_ready", LIBRARY_MESSAGES.formNotReady));
-    const year = typeof details.year === "string" ? details.year : String(details.year ?? "");
-    const month = typeof details.month === "string" ? details.month : String(details.month ?? "");
-    const cardDetails = {
-      ...pick(details, ["customer_id", ...CUSTOMER_FIELDS]),
-      person_name: `${details.firstname ?? ""} ${details.lastname ?? ""}`.trim(),
-      card_exp: month + year.slice(2),
-    } as CardTokenizeDetails;
+    const cardDetails = cardTokenizeDetails(details);
     const request = crypto.randomUUID();
-    return this.#withTimeout(
+    return withTimeout(
       new Promise<TokenizedCard>((resolve, reject) => {
         this.#tokenizing.set(request, { resolve, reject });
         this.#send("number", { type: "tokenize", request, idempotency_key: idempotencyKey, details: cardDetails });
@@ -339,17 +228,6 @@ export class PayJs {
       TOKENIZE_MS,
       () => this.#tokenizing.delete(request),
     );
-  }
-
-  #withTimeout<T>(promise: Promise<T>, ms: number, cleanup: () => void): Promise<T> {
-    let timer: ReturnType<typeof setTimeout>;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new PayJsError("frame_timeout", LIBRARY_MESSAGES.frameNoAnswer)), ms);
-    });
-    return Promise.race([promise, timeout]).finally(() => {
-      clearTimeout(timer);
-      cleanup();
-    });
   }
 
   #send(field: FieldName, message: ParentToFrame): void {
@@ -365,7 +243,7 @@ export class PayJs {
     let resolve!: () => void;
     const reflected = new Promise<void>((r) => (resolve = r));
     const pending: PendingSet = { field, seq, resolve, done: Promise.resolve() };
-    pending.done = this.#withTimeout(reflected, SET_VALUE_MS, () => {
+    pending.done = withTimeout(reflected, SET_VALUE_MS, () => {
       this.#pendingSets = this.#pendingSets.filter((p) => p !== pending);
     });
     this.#pendingSets.push(pending);
@@ -426,9 +304,7 @@ export class PayJs {
   /** An auto-sized frame takes its content's height; a frame in a sized container keeps the container's. */
   #onResize(field: FieldName, height: unknown): void {
     const frame = this.#frames?.[field];
-    if (!frame || !this.#autosize[field]) return;
-    if (typeof height !== "number" || !Number.isFinite(height) || height <= 0 || height > MAX_FRAME_HEIGHT_PX) return;
-    frame.style.height = `${Math.ceil(height)}px`;
+    if (frame && this.#autosize[field]) applyReportedHeight(frame, height);
   }
   #onBothReady: (() => void) | null = null;
 
@@ -480,15 +356,7 @@ export class PayJs {
       format: field === "number" ? this.#options.number!.format : undefined,
       autosize,
     };
-    const frame = document.createElement("iframe");
-    frame.src = sandboxBase + FRAME_PATHS[field] + encodeFrameConfig(config);
-    frame.title = field === "number" ? "Secure card number field" : "Secure CVV field";
-    frame.name = `payjs-${field}-${this.#instance}`;
-    frame.setAttribute("scrolling", "no");
-    frame.setAttribute("allowtransparency", "true");
-    frame.style.cssText = `border:0;width:100%;display:block;background:transparent;height:${autosize ? `${PROVISIONAL_HEIGHT_PX}px` : "100%"}`;
-    container.replaceChildren(frame);
-    return frame;
+    return createFrame(sandboxBase, config, container);
   }
 
   #unmount(): void {

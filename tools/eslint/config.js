@@ -44,9 +44,8 @@ export default tseslint.config(
   {
     // Over 400 lines still; each is to be split, and the list only shrinks (tests/unit/file-size).
     // packages/payjs/types.ts is read whole to make payjs.d.ts, and packages/testing/index.d.ts is
-    // the toolkit's hand-written public declaration, shipped as one file; packages/payjs/payjs.ts is
-    // the PayJs class.
-    files: ["packages/payjs/payjs.ts", "packages/payjs/types.ts", "packages/testing/index.d.ts"],
+    // the toolkit's hand-written public declaration, shipped as one file.
+    files: ["packages/payjs/types.ts", "packages/testing/index.d.ts"],
     rules: { "max-lines": "off" },
   },
 );
