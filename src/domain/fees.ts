@@ -3,7 +3,8 @@
  *
  * - card: 2.9% of the amount + 0.30, on every settled sale (charge or capture);
  * - ACH (bank): 0.8% of the amount, at most 5.00, on every settled sale;
- * - refunds carry no fee of their own, and the fee of the sale they refund is not returned.
+ * - refunds carry no fee of their own, and the fee of the sale they refund is not returned;
+ * - credits (money sent with no prior charge) carry no fee either.
  *
  * @example cardFeeCents(1000) // 59: 29.0 + 30
  * @example achFeeCents(100_000) // 500: 0.8% of 1000.00 is 8.00, capped at 5.00
@@ -26,8 +27,8 @@ export function achFeeCents(cents: number): number {
   return Math.min(ACH_FEE_CAP_CENTS, perMille(cents, ACH_FEE_PER_MILLE));
 }
 
-/** The fee of one settled transaction: sales pay their method's fee, refunds none. */
+/** The fee of one settled transaction: sales pay their method's fee, refunds and credits none. */
 export function feeCents(method: "card" | "bank", type: string, cents: number): number {
-  if (type === "refund") return 0;
+  if (type === "refund" || type === "credit") return 0;
   return method === "card" ? cardFeeCents(cents) : achFeeCents(cents);
 }

@@ -100,7 +100,7 @@ export class DepositService {
           engine_settlement_id: row.batch_id!,
           engine_transaction_id: row.id,
           account_id: null,
-          amount: centsToNumber(row.type === "refund" ? -row.total_cents : row.total_cents),
+          amount: centsToNumber(moneyOut(row) ? -row.total_cents : row.total_cents),
           memo: typeof memo === "string" ? memo : null,
           meta: null,
           created_at: row.settled_at!,
@@ -132,7 +132,7 @@ export class DepositService {
 
 function item(row: TransactionRow, record: Transaction, deposit: DepositRow): DepositDetailItem {
   const fee = row.fee_cents ?? 0;
-  const net = row.type === "refund" ? -row.total_cents : row.total_cents - fee;
+  const net = moneyOut(row) ? -row.total_cents : row.total_cents - fee;
   const customer = record.payment_method.customer;
   return {
     ...record,
@@ -148,4 +148,9 @@ function item(row: TransactionRow, record: Transaction, deposit: DepositRow): De
     fee: centsToNumber(fee),
     net: centsToNumber(net),
   };
+}
+
+/** A refund or a credit: money the batch pays out, which lowers its deposit. */
+function moneyOut(row: TransactionRow): boolean {
+  return row.type === "refund" || row.type === "credit";
 }

@@ -5,17 +5,18 @@
  * same batches and deposits.
  *
  * The rules (all times UTC; "sale" = a successful charge or capture; voided rows never settle):
- * - Card batch: when the clock crosses a midnight, every card sale and refund created before it
+ * - Card batch: when the clock crosses a midnight, every card sale, refund and credit created before it
  *   and not yet batched forms one batch; its rows get `batch_id` and `settled_at` = that midnight.
  *   Its deposit lands the next day, at the following midnight.
- * - ACH batch: a bank sale or refund created on day D settles at the end of the
+ * - ACH batch: a bank sale, refund or credit created on day D settles at the end of the
  *   `ach_settlement_days`-th business day (Mon–Fri, no holidays) after D — with the default 2, a
  *   Monday debit settles when Wednesday ends — and with 0, at the end of D. Rows settling at the
  *   same midnight form one ACH batch, whose deposit lands at once (settled ACH funds are available).
- * - A deposit: count = rows in the batch; gross = its sales; refunds = its refunds (refunds enter
- *   the deposit of the batch they settle in, not the one of the sale); fees = the sum of each
+ * - A deposit: count = rows in the batch; gross = its sales; refunds = its refunds and credits
+ *   (refunds enter the deposit of the batch they settle in, not the one of the sale; a credit,
+ *   money sent with no prior charge, settles like a refund); fees = the sum of each
  *   sale's fee (src/domain/fees.ts: card 2.9% + 0.30, ACH 0.8% capped at 5.00, rounded half up to
- *   the cent per transaction; refunds carry no fee and do not return the sale's fee);
+ *   the cent per transaction; refunds and credits carry no fee, and refunds do not return the sale's fee);
  *   net = gross − refunds − fees (negative when refunds outweigh sales: a debit).
  * - Every midnight crossed is processed in turn, oldest first: batches close, then deposits land.
  *
@@ -202,7 +203,8 @@ export class Settlement {
     const roots = new Set<string>();
     for (const row of rows) {
       const fee = feeCents(method, row.type, row.total_cents);
-      if (row.type === "refund") refunds += row.total_cents;
+      // Credits are money out like refunds: they enter the deposit's refunds.
+      if (row.type === "refund" || row.type === "credit") refunds += row.total_cents;
       else gross += row.total_cents;
       fees += fee;
       await repo.batchRow(tx, row.id, { batchId, settledAt, feeCents: fee });

@@ -28,3 +28,23 @@ export const ChargeBody = t.Object(
   { title: "ChargeRequest" },
 );
 export type ChargeBody = typeof ChargeBody.static;
+
+export const CreditBody = t.Object(
+  {
+    payment_method_id: t.String({
+      description: "The card or bank account to send the money to (the id tokenize returned)",
+    }),
+    total: t.Union([t.Number(), t.String()], {
+      description:
+        "Amount in dollars: > 0, at most two decimals; a number or a numeric string. A merchant credits at most 10,000.00 a day.",
+      examples: [1, "1.00"],
+    }),
+    meta: t.Optional(MetaInput),
+    idempotency_id: t.Optional(t.String({ description: "Same as the Idempotency-Key header" })),
+  },
+  {
+    title: "CreditRequest",
+    description: "meta is kept as given: the real service's members are subtotal, tax, memo, reference and lineItems.",
+  },
+);
+export type CreditBody = typeof CreditBody.static;

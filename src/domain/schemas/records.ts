@@ -121,6 +121,7 @@ const transactionFields = {
     t.Literal("capture"),
     t.Literal("void"),
     t.Literal("refund"),
+    t.Literal("credit"),
   ]),
   success: t.Boolean(),
   total: t.Number(),

@@ -5,9 +5,31 @@ import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { ApiError, assertValid } from "../../domain/errors";
 import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../../domain/schemas/records";
-import { ChargeBody } from "../../domain/schemas/charge";
+import { ChargeBody, CreditBody } from "../../domain/schemas/charge";
 import { declineFields } from "../../domain/gateway";
 
+const IdempotencyHeaders = t.Object({
+  "idempotency-key": t.Optional(
+    t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
+  ),
+});
+
+/** An approved transaction's 200, a declined one's 402 with the failed transaction (kept). */
+function answer(row: { success: number }, record: typeof TransactionRecord.static) {
+  return row.success
+    ? { status: 200, body: record }
+    : {
+        status: 402,
+        body: {
+          message: record.message ?? "Declined.",
+          code: "payment_declined",
+          ...declineFields(record.decline_code),
+          transaction: record,
+        },
+      };
+}
+
+/** POST /charge and POST /credit: money from, and money to, a payment method. */
 export function chargeRoutes(deps: AppDeps) {
   const { transactions, invoices } = deps.services;
   return new Elysia({ tags: ["Transactions"] })
@@ -36,31 +58,45 @@ export function chargeRoutes(deps: AppDeps) {
             source: "api",
             isMerchantPresent: true,
           });
-          return row.success
-            ? { status: 200, body: record }
-            : {
-                status: 402,
-                body: {
-                  message: record.message ?? "Declined.",
-                  code: "payment_declined",
-                  ...declineFields(record.decline_code),
-                  transaction: record,
-                },
-              };
+          return answer(row, record);
         }),
       {
         idempotent: "POST /charge",
         body: ChargeBody,
-        headers: t.Object({
-          "idempotency-key": t.Optional(
-            t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
-          ),
-        }),
+        headers: IdempotencyHeaders,
         response: { 200: TransactionRecord, 402: DeclinedBody, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
         detail: {
           summary: "Charge a payment method",
           description:
             "Approved → 200 with the transaction. Declined → 402 with the failed transaction, which is kept. `pre_auth: true` authorizes only.",
+        },
+      },
+    )
+    .post(
+      "/credit",
+      ({ merchant, body, idempotently }) =>
+        idempotently(async (tx) => {
+          const total = parseTotalCents(body.total);
+          const meta = body.meta ?? {};
+          const errors = validateMeta(meta);
+          if ("error" in total) errors.total = [total.error];
+          assertValid(errors);
+          const { row, record } = await transactions.credit(tx, merchant.id, {
+            paymentMethodId: body.payment_method_id,
+            totalCents: "cents" in total ? total.cents : 0,
+            meta: meta as Record<string, unknown>,
+          });
+          return answer(row, record);
+        }),
+      {
+        idempotent: "POST /credit",
+        body: CreditBody,
+        headers: IdempotencyHeaders,
+        response: { 200: TransactionRecord, 402: DeclinedBody, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
+        detail: {
+          summary: "Credit a payment method: send money with no prior charge",
+          description:
+            "A `credit` transaction: approved → 200, declined (a declining test card or account) → 402 with the failed credit, which is kept. The total is > 0, the payment method not deleted (a card not expired), and a merchant credits at most 10,000.00 a day. A credit is never voided or refunded; it settles in the next batch of its method as money out and lowers that deposit. Emits create_transaction.",
         },
       },
     );

@@ -22,10 +22,10 @@ export const TransactionQuery = t.Object({
   endDate: t.Optional(DateParam),
   type: t.Optional(
     t.Union(
-      ["charge", "pre_auth", "capture", "void", "refund"].map((v) => t.Literal(v)),
+      ["charge", "pre_auth", "capture", "void", "refund", "credit"].map((v) => t.Literal(v)),
       {
         description:
-          "charge or pre_auth: those transactions, each with its children; capture, void or refund: those child transactions themselves (parent_id names the parent)",
+          "charge, pre_auth or credit: those transactions, each with its children; capture, void or refund: those child transactions themselves (parent_id names the parent)",
       },
     ),
   ),

@@ -4,7 +4,7 @@
  * refusal messages in ./rules.ts.
  *
  * Vocabulary (docs/architecture.md, "Services"): `get` (the record by id, or a 404), `find` (the
- * record, or undefined), `list` (a page); the domain verbs `charge`, `capture`, `void`, `refund`,
+ * record, or undefined), `list` (a page); the domain verbs `charge`, `credit`, `capture`, `void`, `refund`,
  * `voidOrRefund`, `operate` (one operation in its own unit of work), `operateIn` (in the caller's).
  * For a unit of work that goes on with the stored row: `getRow`, `findRow`, and the record
  * builders `toRecord`, `toRecords`.
@@ -25,7 +25,8 @@ import type { CustomerRow, CustomerService } from "../customers";
 import { invalidState, notFound, ValidationFailed } from "../../domain/errors";
 import type { PaymentMethodRow, PaymentMethodService } from "../payment-methods";
 import { buildRecord, refundableCents, transactionRecords, type RecordParts, type Transaction } from "./records";
-import { amount, STATE_MESSAGES, type MoneyAction } from "./rules";
+import { amount, cardExpired, STATE_MESSAGES, type MoneyAction } from "./rules";
+import { credit, type CreditInput } from "./credits";
 
 export type { TransactionRow, TransactionType };
 export {
@@ -36,6 +37,7 @@ export {
 
 export { moneyCents, refundableCents, type Transaction } from "./records";
 export { STATE_MESSAGES, type MoneyAction } from "./rules";
+export { CREDIT_DAILY_LIMIT_CENTS, CREDIT_MESSAGES, type CreditInput } from "./credits";
 
 export interface ChargeInput {
   paymentMethodId: string;
@@ -165,13 +167,8 @@ export class TransactionService {
     input: ChargeInput,
   ): Promise<{ row: TransactionRow; record: Transaction }> {
     const { pm, customer } = await this.paymentMethods.chargeableWithCustomer(ex, merchantId, input.paymentMethodId);
-    if (pm.method === "card" && pm.card_exp) {
-      const now = this.clock.now(merchantId);
-      const month = Number(pm.card_exp.slice(0, 2));
-      const year = 2000 + Number(pm.card_exp.slice(2));
-      if (year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month < now.getUTCMonth() + 1)) {
-        throw invalidState("The card on this payment method has expired.");
-      }
+    if (pm.method === "card" && pm.card_exp && cardExpired(pm.card_exp, this.clock.now(merchantId))) {
+      throw invalidState(STATE_MESSAGES.cardExpired);
     }
     const { outcome, checks } = await this.decide(ex, merchantId, pm);
     const auth = authorize(outcome, pm.method);
@@ -216,6 +213,16 @@ export class TransactionService {
     return { row, record };
   }
 
+  /** POST /credit: money to a payment method with no prior charge, in the caller's unit of work (./credits.ts). */
+  credit(ex: Executor, merchantId: string, input: CreditInput): Promise<{ row: TransactionRow; record: Transaction }> {
+    return credit(
+      ex,
+      { clock: this.clock, events: this.events, paymentMethods: this.paymentMethods },
+      merchantId,
+      input,
+    );
+  }
+
   /**
    * What the processor does with this authorization: the payment method's outcome, and on a card
    * the issuer's checks, which decline an approval on a CVV mismatch, or on an address mismatch
@@ -252,6 +259,7 @@ export class TransactionService {
     const row = await repo.lockTransaction(ex, merchantId, id);
     if (!row) throw notFound("Transaction");
     if (row.parent_id !== null) throw invalidState(STATE_MESSAGES.child(row.type, row.parent_id, action));
+    if (row.type === "credit") throw invalidState(STATE_MESSAGES.credit(action));
     if (row.success !== 1) throw invalidState(STATE_MESSAGES.failed(action));
     if (row.is_voided === 1) throw invalidState(STATE_MESSAGES.voided(action));
     return row;

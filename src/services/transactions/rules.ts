@@ -26,6 +26,9 @@ export const STATE_MESSAGES = {
   captureTooMuch: (authorized: string) => `The total may not be greater than ${authorized}, the amount authorized.`,
   refundTooMuch: (remaining: string) =>
     `The total may not be greater than ${remaining}, the amount of this transaction not yet refunded.`,
+  credit: (action: MoneyAction) =>
+    `This transaction is a credit: money sent with no prior charge, so it cannot be ${pastTense(action)}.`,
+  cardExpired: "The card on this payment method has expired.",
   voidPartial: (full: string) =>
     `This transaction has not settled, so it can only be voided in full (${full}); omit the total or send ${full}.`,
 } as const;
@@ -37,4 +40,11 @@ function pastTense(action: MoneyAction): string {
 /** "10.00": how amounts appear in messages. */
 export function amount(cents: number): string {
   return (cents / 100).toFixed(2);
+}
+
+/** Whether a card expiring at the end of month MMYY has expired at `now` (UTC). */
+export function cardExpired(cardExp: string, now: Date): boolean {
+  const month = Number(cardExp.slice(0, 2));
+  const year = 2000 + Number(cardExp.slice(2));
+  return year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month < now.getUTCMonth() + 1);
 }

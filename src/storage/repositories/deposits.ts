@@ -39,8 +39,8 @@ export interface DateRange {
   endDate?: string;
 }
 
-/** The rows a batch pays out: its sales (charges, captures) and refunds. */
-const BATCH_ROWS = sql.raw("type IN ('charge', 'capture', 'refund')");
+/** The rows a batch pays out: its sales (charges, captures), refunds and credits. */
+const BATCH_ROWS = sql.raw("type IN ('charge', 'capture', 'refund', 'credit')");
 
 /** Landed deposits of a merchant whose deposit date is within the range (either end may be open). */
 function landedIn(merchantId: string, range: DateRange, alias = ""): Sql {
@@ -149,7 +149,7 @@ export async function batchStats(
   }>(
     sql`SELECT batch_id, MAX(created_at) AS last, COUNT(*) AS n, SUM(amount) AS sum, MIN(amount) AS min,
           MAX(amount) AS max, SUM(amount * amount) AS squares
-        FROM (SELECT batch_id, created_at, CASE type WHEN 'refund' THEN -total_cents ELSE total_cents END AS amount
+        FROM (SELECT batch_id, created_at, CASE WHEN type IN ('refund', 'credit') THEN -total_cents ELSE total_cents END AS amount
               FROM transactions WHERE merchant_id = ${merchantId} AND batch_id IN (${ids}) AND ${BATCH_ROWS}) AS paid
         GROUP BY batch_id`,
   );
@@ -181,9 +181,9 @@ export function listDeposits(ex: Executor, merchantId: string, limit: number, of
 
 // --- the settlement jobs -----------------------------------------------------------------
 
-/** Money-moving rows not yet in a batch: the predicate of the transactions_unsettled index. */
+/** Money-moving rows not yet in a batch: the predicate of the transactions_unsettled index (migration 045). */
 const UNBATCHED = sql.raw(
-  "batch_id IS NULL AND success = 1 AND is_voided = 0 AND type IN ('charge', 'capture', 'refund')",
+  "batch_id IS NULL AND success = 1 AND is_voided = 0 AND type IN ('charge', 'capture', 'refund', 'credit')",
 );
 
 /**

@@ -4,7 +4,7 @@ import type { PaymentMethodRow } from "./payment-methods";
 import { containsText, insertionOrder } from "./order";
 import type { CheckResult } from "../../../packages/rules/checks";
 
-export type TransactionType = "charge" | "pre_auth" | "capture" | "void" | "refund";
+export type TransactionType = "charge" | "pre_auth" | "capture" | "void" | "refund" | "credit";
 
 export interface TransactionRow {
   id: string;
@@ -279,6 +279,15 @@ export function latestOfInvoice(
     sql`SELECT * FROM transactions WHERE invoice_id = ${invoiceId} AND merchant_id = ${merchantId} AND parent_id IS NULL
         ORDER BY ${insertionOrder(ex)} DESC LIMIT 1`,
   );
+}
+
+/** What the merchant's successful credits since `since` sent, in cents (POST /credit's daily limit). */
+export async function creditedSince(ex: Executor, merchantId: string, since: string): Promise<number> {
+  const row = await ex.get<{ cents: number | null }>(
+    sql`SELECT SUM(total_cents) AS cents FROM transactions
+        WHERE merchant_id = ${merchantId} AND created_at >= ${since} AND type = 'credit' AND success = 1`,
+  );
+  return Number(row?.cents ?? 0);
 }
 
 /** What the captures of a pre_auth took, in cents. */

@@ -163,6 +163,7 @@ export function transactionsPage(
           ["capture", "With a capture"],
           ["void", "With a void"],
           ["refund", "With a refund"],
+          ["credit", "Credit"],
         ])}</label
       >
       <label

@@ -46,7 +46,7 @@ export function recordPages(kit: DashboardKit) {
           keywords: text(query.keywords),
           startDate: dateOf(query.startDate),
           endDate: dateOf(query.endDate),
-          type: pick(query.type, ["charge", "pre_auth", "capture", "void", "refund"] as const),
+          type: pick(query.type, ["charge", "pre_auth", "capture", "void", "refund", "credit"] as const),
           success: pick(query.success, ["true", "false"] as const),
           method: pick(query.method, ["card", "bank"] as const),
           customer_id: text(query.customer_id),
