@@ -15,6 +15,9 @@ export const EVENT_NAMES = [
   "update_invoice",
   "send_invoice",
   "create_deposit",
+  "create_item",
+  "update_item",
+  "delete_item",
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

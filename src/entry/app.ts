@@ -7,6 +7,7 @@ import { chargeRoutes } from "../http/routes/charge";
 import { customerRoutes } from "../http/routes/customers";
 import { dashboardRoutes } from "../http/dashboard/routes";
 import { invoiceRoutes } from "../http/routes/invoices";
+import { itemRoutes } from "../http/routes/items";
 import { publicInvoiceRoutes } from "../http/routes/invoices-public";
 import { receiptRoutes } from "../http/routes/receipts";
 import type { AppDeps } from "../http/deps";
@@ -64,6 +65,7 @@ export function composeApp(deps: AppDeps) {
     .use(transactionRoutes(deps))
     .use(depositRoutes(deps))
     .use(customerRoutes(deps))
+    .use(itemRoutes(deps))
     .use(paymentMethodRoutes(deps))
     .use(selfRoutes(deps))
     .use(webhookRoutes(deps))

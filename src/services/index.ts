@@ -15,6 +15,7 @@ import { DashboardService } from "./dashboard";
 import { DepositService } from "./deposits";
 import { FixtureService } from "./fixtures";
 import { InvoiceService } from "./invoices";
+import { ItemService } from "./catalog/items";
 import type { Mailer } from "./mail/mailer";
 import { ReceiptService } from "./mail/receipts";
 import { InvoiceMail } from "./mail/invoice-mail";
@@ -45,6 +46,8 @@ export interface Services {
   /** The deposits the settlement jobs wrote (GET /query/deposit, the dashboard). */
   deposits: DepositService;
   invoices: InvoiceService;
+  /** The catalog: items and their stock. */
+  items: ItemService;
   /** Receipts by e-mail and SMS (after pay(), and the ones a merchant asks for). */
   receipts: ReceiptService;
   /** Invoices sent to their customers by e-mail and SMS, with the hosted pay link. */
@@ -107,7 +110,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   events.on(async (ex, event) => {
     await webhooks.enqueue(ex, event);
   });
-  const core = { merchants, customers, paymentMethods, transactions, invoices, webhooks };
+  const items = new ItemService(db, clock, events);
+  const core = { merchants, customers, paymentMethods, transactions, invoices, webhooks, items };
   const snapshots = new SnapshotService(db, core, clock);
   const receipts = new ReceiptService({ ...options, services: core });
   return {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { TObject } from "@sinclair/typebox";
 import { DepositDetailItem, DepositRecord } from "../../src/domain/schemas/deposits";
 import { InvoiceRecord } from "../../src/domain/schemas/invoices";
+import { ItemRecord } from "../../src/domain/schemas/items";
 import { EmailRecord, SmsRecord } from "../../src/http/routes/sandbox";
 import { DeliveryRecord, WebhookRecord } from "../../src/domain/schemas/webhooks";
 import {
@@ -62,6 +63,7 @@ const SCHEMAS: Record<string, TObject> = {
   WebhookDelivery: DeliveryRecord,
   Email: EmailRecord,
   Sms: SmsRecord,
+  Item: ItemRecord,
 };
 
 /** One of each record, from the API, after a pay(), a tokenize and a deposit. */
@@ -97,12 +99,14 @@ beforeAll(async () => {
     customer_id: pm.customer_id,
   });
   await call("POST", `/transaction/${paid.child_transactions[0].id}/receipt-sms`, {});
+  const item = await call("POST", "/item", { item: "Gear", code: "G-1", price: 3, in_stock: 2 });
   Object.assign(answers, {
     Webhook: webhook,
     WebhookDelivery: (await call("GET", `/webhook/${webhook.id}/deliveries`)).data[0],
     Email: await call("GET", "/_sandbox/emails/latest"),
     Sms: (await call("GET", "/_sandbox/sms")).data[0],
     Invoice: paid,
+    Item: item,
     Transaction: await call("GET", `/transaction/${paid.child_transactions[0].id}`),
     Customer: await call("GET", `/customer/${pm.customer_id}`),
     PaymentMethod: created,

@@ -284,7 +284,10 @@ describePostgres("PostgreSQL migrations", () => {
         await migratePostgres(pg);
         const shape = await postgresSchema(pg);
         // Insertion order: SQLite's implicit rowid is PostgreSQL's identity column seq (migration 030).
-        for (const table of ["merchants", "customers", "payment_methods", "invoices", "transactions", "deposits"]) {
+        const sequenced = ["merchants", "customers", "payment_methods", "invoices", "transactions", "deposits"];
+        // And the tables of later migrations that list in insertion order (041: items, payment links).
+        sequenced.push("items", "payment_links");
+        for (const table of sequenced) {
           const seq = shape.tables[table]!.find((column) => column.name === "seq");
           expect(seq).toEqual({ name: "seq", notNull: true, default: null, primaryKey: false });
           shape.tables[table] = shape.tables[table]!.filter((column) => column !== seq);

@@ -76,6 +76,9 @@ const EVENT_CHOICES = [
   "create_customer",
   "update_customer",
   "create_deposit",
+  "create_item",
+  "update_item",
+  "delete_item",
 ];
 
 function eventSelect(id: string, value: string): SafeHtml {
