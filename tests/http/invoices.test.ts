@@ -11,7 +11,7 @@ const META = {
   memo: "Consulting",
   subtotal: 90,
   tax: 10,
-  lineItems: [{ id: "c1", item: "Hours", details: "analysis", quantity: 3, price: 30 }],
+  lineItems: [{ item: "Hours", details: "analysis", quantity: 3, price: 30 }],
   invoice_merchant_custom_fields: [{ id: "po", name: "PO", value: "77", type: "text", visible: true }],
   anything: { else: [true, null, 1.5] },
 };

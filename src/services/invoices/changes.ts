@@ -7,7 +7,10 @@
  * - settled (PAID, PARTIALLY_REFUNDED, REFUNDED, VOIDED): meta only (memo, reference, … for the books);
  * - DELETED: nothing.
  */
+import type { Executor } from "../../storage/database";
 import type { InvoiceEditColumns, InvoiceRow } from "../../storage/repositories/invoices";
+import { parseJson } from "../../lib/json";
+import { checkLineItemsTotal, priceLineItems } from "../catalog/line-items";
 import {
   addError,
   parseTotalCents,
@@ -85,4 +88,26 @@ export function invoiceColumns(row: InvoiceRow, changes: InvoiceChanges): Invoic
   if (changes.due_at !== undefined) columns.due_at = changes.due_at === null ? null : dueAtOf(changes.due_at);
   assertValid(errors);
   return columns;
+}
+
+/**
+ * A change of meta or total of an invoice whose line items name catalog items: they are priced
+ * again and must add up to the total it will have (src/services/catalog/line-items.ts); the meta
+ * written is the priced one. A 422 naming the fields otherwise.
+ */
+export async function priceCatalogLines(
+  ex: Executor,
+  merchantId: string,
+  row: InvoiceRow,
+  changes: InvoiceChanges,
+  columns: InvoiceEditColumns,
+): Promise<void> {
+  if (changes.meta === undefined && changes.total === undefined) return;
+  const errors: FieldErrors = {};
+  const meta = changes.meta !== undefined ? changes.meta : parseJson<unknown>(row.meta, {});
+  const priced = await priceLineItems(ex, merchantId, meta, errors);
+  if (!priced) return;
+  checkLineItemsTotal(priced, columns.total_cents ?? row.total_cents, errors);
+  assertValid(errors);
+  if (changes.meta !== undefined) columns.meta = JSON.stringify(priced.meta);
 }

@@ -17,7 +17,7 @@ import type { InvoiceBody, InvoiceRecord, PublicInvoiceBody } from "../../domain
 import { invoiceRecords, SETTLED_STATUSES } from "./records";
 import { defaultInvoiceUrl, dueAtOf, receiptAddress, validateMerchantInvoice, validatePublicInvoice } from "./rules";
 import { columnsFromTransactions } from "./status";
-import { invoiceColumns, type InvoiceChanges } from "./changes";
+import { invoiceColumns, priceCatalogLines, type InvoiceChanges } from "./changes";
 
 export type { InvoiceFilters, InvoiceRow };
 export { SETTLED_STATUSES } from "./records";
@@ -198,7 +198,8 @@ export class InvoiceService {
     publicUrl: string,
     requiredFields: readonly MerchantCustomField[] = [],
   ): Promise<RowAndRecord> {
-    assertValid(await validateMerchantInvoice(ex, this.customers, merchantId, input, requiredFields));
+    const { errors, meta } = await validateMerchantInvoice(ex, this.customers, merchantId, input, requiredFields);
+    assertValid(errors);
     const pm = input.payment_method_id
       ? await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id)
       : null;
@@ -207,7 +208,7 @@ export class InvoiceService {
       customerId: input.customer_id,
       paymentMethodId: pm?.id ?? null,
       totalCents: (parseTotalCents(input.total) as { cents: number }).cents,
-      meta: (input.meta ?? {}) as Record<string, unknown>,
+      meta,
       url: input.url ?? defaultInvoiceUrl(publicUrl),
       sendReceipt: input.send_receipt ?? true,
       email,
@@ -343,6 +344,7 @@ export class InvoiceService {
     return this.db.transaction(async (tx) => {
       const row = await this.lockRow(tx, merchantId, id);
       const columns = invoiceColumns(row, changes);
+      await priceCatalogLines(tx, merchantId, row, changes, columns);
       if (changes.payment_method_id !== undefined)
         columns.payment_method_id = (
           await this.paymentMethods.chargeable(tx, merchantId, changes.payment_method_id)

@@ -4,6 +4,7 @@ import { MESSAGES } from "../../../packages/rules/messages";
 import {
   addError,
   isValidEmail,
+  parseTotalCents,
   validateAvs,
   validateCustomerFields,
   validateMeta,
@@ -14,6 +15,7 @@ import {
 import type { InvoiceBody, PublicInvoiceBody } from "../../domain/schemas/invoices";
 import { checkRequiredCustomFields, type MerchantCustomField } from "../merchant-options";
 import type { CustomerService } from "../customers";
+import { checkLineItemsTotal, priceLineItems } from "../catalog/line-items";
 
 /** The default hosted invoice address prefix: the invoice is at url + id. */
 export function defaultInvoiceUrl(publicUrl: string): string {
@@ -72,14 +74,18 @@ export async function validatePublicInvoice(
   return errors;
 }
 
-/** The rules of POST /invoice, with the merchant's required custom fields (Advanced Customization). */
+/**
+ * The rules of POST /invoice, with the merchant's required custom fields (Advanced Customization),
+ * and the meta to store: line items naming catalog items are priced and must add up to the total
+ * (src/services/catalog/line-items.ts); other meta is kept as given.
+ */
 export async function validateMerchantInvoice(
   ex: Executor,
   customers: CustomerService,
   merchantId: string,
   input: InvoiceBody,
   requiredFields: readonly MerchantCustomField[],
-): Promise<FieldErrors> {
+): Promise<{ errors: FieldErrors; meta: Record<string, unknown> }> {
   const raw = input as Record<string, unknown>;
   const errors: FieldErrors = {};
   if (!(await customers.findRow(ex, merchantId, input.customer_id)))
@@ -93,5 +99,10 @@ export async function validateMerchantInvoice(
   if (input.due_at !== undefined && !TIMESTAMP.test(input.due_at)) {
     addError(errors, "due_at", "The due_at must be a date (YYYY-MM-DD) or a timestamp (YYYY-MM-DD HH:MM:SS).");
   }
-  return errors;
+  const priced = await priceLineItems(ex, merchantId, input.meta, errors);
+  if (priced) {
+    const total = parseTotalCents(input.total);
+    checkLineItemsTotal(priced, "cents" in total ? total.cents : undefined, errors);
+  }
+  return { errors, meta: priced?.meta ?? ((input.meta ?? {}) as Record<string, unknown>) };
 }
