@@ -4,6 +4,7 @@
  */
 import { Elysia } from "elysia";
 import { chargeRoutes } from "../http/routes/charge";
+import { outsidePaymentRoutes } from "../http/routes/invoices-outside";
 import { customerRoutes } from "../http/routes/customers";
 import { dashboardRoutes } from "../http/dashboard/routes";
 import { invoiceRoutes } from "../http/routes/invoices";
@@ -59,6 +60,7 @@ export function composeApp(deps: AppDeps) {
     .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))
     .use(invoiceRoutes(deps))
+    .use(outsidePaymentRoutes(deps))
     .use(receiptRoutes(deps))
     .use(hostedRoutes(deps))
     .use(chargeRoutes(deps))

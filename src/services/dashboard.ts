@@ -5,6 +5,7 @@
  */
 import type { Database } from "../storage/database";
 import { merchantActivity, transactionTotals, type TransactionTotals } from "../storage/repositories/activity";
+import { outsidePaymentsOf, type OutsidePaymentRow } from "../storage/repositories/invoice-payments";
 import type { Mailer } from "./mail/mailer";
 import type { DepositService } from "./deposits";
 import type { DepositRow } from "./settlement";
@@ -201,6 +202,11 @@ export class DashboardService {
 
   invoice(merchantId: string, id: string): Promise<InvoiceView | undefined> {
     return this.services.invoices.find(merchantId, id);
+  }
+
+  /** The invoice's cash and check payments (POST /invoice/{id}/pay/{method}), oldest first. */
+  outsidePayments(merchantId: string, invoiceId: string): Promise<OutsidePaymentRow[]> {
+    return outsidePaymentsOf(this.db, merchantId, invoiceId);
   }
 
   /** Active (not deleted) webhooks, disabled ones included, newest first (the first 200). */

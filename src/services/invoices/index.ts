@@ -18,6 +18,7 @@ import { invoiceRecords, SETTLED_STATUSES } from "./records";
 import { defaultInvoiceUrl, dueAtOf, receiptAddress, validateMerchantInvoice, validatePublicInvoice } from "./rules";
 import { columnsFromTransactions } from "./status";
 import { invoiceColumns, priceCatalogLines, type InvoiceChanges } from "./changes";
+import { recordOutsidePayment, type OutsidePaymentInput } from "./outside-payments";
 
 export type { InvoiceFilters, InvoiceRow };
 export { SETTLED_STATUSES } from "./records";
@@ -298,6 +299,14 @@ export class InvoiceService {
     const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction);
     if (synced) return { invoice: synced.row, transaction, record: synced.record };
     return { invoice: await this.getRow(ex, merchantId, id), transaction };
+  }
+
+  /** POST /invoice/{id}/pay/{method}: paid in cash or by check (./outside-payments.ts); emits update_invoice. */
+  async payOutside(merchantId: string, id: string, input: OutsidePaymentInput): Promise<Invoice> {
+    return this.db.transaction(async (tx) => {
+      await recordOutsidePayment(tx, await this.lockRow(tx, merchantId, id), input, this.clock.timestamp(merchantId));
+      return (await this.sync(tx, merchantId, id, null))?.record ?? this.get(merchantId, id, tx);
+    });
   }
 
   /** Keeps invoices in step with their transactions (see the class comment). */

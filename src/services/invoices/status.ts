@@ -6,7 +6,7 @@ import type { TransactionRow } from "../transactions";
 import { SETTLED_STATUSES } from "./records";
 
 /**
- * What an invoice's transactions say about it: status, total_paid, paid_at, the payment method
+ * What an invoice's transactions (and outside payments) say about it: status, total_paid, paid_at, the payment method
  * and the attempt fields. Returns only the columns that differ from `row` (none: nothing to write).
  * `failed` is a declined charge that was just made for it; `now` stamps a first paid_at.
  */
@@ -17,7 +17,8 @@ export async function columnsFromTransactions(
   now: () => string | Promise<string>,
 ): Promise<InvoiceSyncColumns> {
   const next: InvoiceSyncColumns = {};
-  let paidCents = 0;
+  // Cash and check payments (POST /invoice/{id}/pay/{method}) count as paid, and are never refunded.
+  let paidCents = Number(row.outside_paid_cents);
   let refundedCents = 0;
   let voidedCents = 0;
   let lastPaymentMethod: string | null = null;

@@ -10,6 +10,8 @@ export interface InvoiceRow {
   status: InvoiceStatus;
   total_cents: number;
   total_paid_cents: number;
+  /** What outside payments (cash, check: invoice_payments) paid; counted in total_paid. */
+  outside_paid_cents: number;
   is_partial_payment_enabled: number;
   is_webpayment: number;
   is_merchant_present: number | null;

@@ -3,6 +3,7 @@
  * customer, transactions, e-mails and the hosted page's link.
  */
 import type { InvoiceView } from "../../../services/dashboard";
+import type { OutsidePaymentRow } from "../../../services/invoices/outside-payments";
 import type { Page } from "../../page";
 import type { ShownCustomField } from "../../../services/merchant-options";
 import { html, type Renderable, type SafeHtml } from "../../../lib/html";
@@ -91,6 +92,7 @@ export function invoicePage(
   i: InvoiceView,
   emails: Renderable,
   customFields: readonly ShownCustomField[] = [],
+  outside: readonly OutsidePaymentRow[] = [],
 ): Renderable {
   return html`<h1>Invoice ${money(i.total)} ${invoiceStatus(i.status)}</h1>
     <div class="grid">
@@ -161,6 +163,35 @@ export function invoicePage(
             </tbody>
           </table>`
     }
+    ${outside.length === 0 ? "" : outsidePayments(outside)}
     <h2>E-mails</h2>
     ${emails}`;
+}
+
+/** Cash and check payments (POST /invoice/{id}/pay/{method}): recorded, never charged. */
+function outsidePayments(rows: readonly OutsidePaymentRow[]): Renderable {
+  return html`<h2>Paid outside the sandbox</h2>
+    <table id="invoice-outside-payments">
+      <thead>
+        <tr>
+          <th>Created</th>
+          <th>Method</th>
+          <th class="num">Amount</th>
+          <th>Check number</th>
+          <th>Note</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (p) =>
+            html`<tr>
+              <td>${when(p.created_at)}</td>
+              <td>${p.method}</td>
+              <td class="num">${money(p.total_cents, "cents")}</td>
+              <td>${p.check_number ?? ""}</td>
+              <td>${p.payment_note ?? ""}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
 }

@@ -208,6 +208,7 @@ export function recordPages(kit: DashboardKit) {
               merchant.advanced_customization === 1,
               settingsOf(merchant).custom_fields,
             ),
+            await service.outsidePayments(merchant.id, invoice.id),
           ),
         });
       },
