@@ -301,4 +301,6 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (import.meta.main) await main(process.argv.slice(2));
+// Not a top-level await: the testing toolkit runs this module as a CommonJS bundle with bytecode
+// (scripts/build-testing.ts), which cannot hold one. A failure still ends the process with code 1.
+if (import.meta.main) void main(process.argv.slice(2));

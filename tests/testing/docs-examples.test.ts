@@ -6,11 +6,13 @@
  * share data. The node:test example runs on the machine's Node 20 with no Bun on the PATH.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Sandbox } from "../../packages/testing/index";
 import { startSandbox } from "../../packages/testing/src/index";
+import { SERVER_BUNDLE_FILE, serverFiles } from "../../packages/testing/src/server-bundle";
 import { CHROMIUM_PATH, HAS_CHROMIUM } from "../support/browser";
 import { docBlock } from "../docs/blocks";
 import { runInNamespace } from "../docs/shell";
@@ -153,10 +155,24 @@ describe("docs/testing.md", () => {
       "packages/testing/dist/index.js",
       "packages/testing/dist/index.cjs",
       "packages/testing/dist/index.d.ts",
+      "packages/testing/dist/server/server.js",
+      "packages/testing/dist/server/server.js.jsc",
+      "packages/testing/dist/server/manifest.json",
       "src/entry/server.ts",
       "src/entry/app.ts",
     ]) {
       expect(listing).toContain(`package/${file}`);
+    }
+    // The prebuilt server counts as fresh as npm unpacks it (every file dated 1985): the sandbox
+    // an installed toolkit starts is the bundle, not the sources.
+    const unpacked = mkdtempSync(join(tmpdir(), "paysandbox-unpacked-"));
+    try {
+      execFileSync("tar", ["-xzf", tarball, "-C", unpacked]);
+      const root = join(unpacked, "package");
+      const bundleDir = join(root, "packages", "testing", "dist", "server");
+      expect(serverFiles(root, bundleDir, []).script).toBe(join(bundleDir, SERVER_BUNDLE_FILE));
+    } finally {
+      rmSync(unpacked, { recursive: true, force: true });
     }
     for (const folder of ["tests/", "bench/", "scripts/", ".ci/"]) {
       expect(listing.filter((file) => file.startsWith(`package/${folder}`))).toEqual([]);
@@ -168,7 +184,7 @@ describe("docs/testing.md", () => {
     // npm flags a tarball dependency's prepare script as an install script: the build is prepack.
     expect(Object.keys(manifest.scripts).filter((name) => /^(pre|post)?(install|prepare)$/.test(name))).toEqual([]);
     expect(manifest.engines).toEqual({ node: ">=20" });
-  });
+  }, 60_000);
 
   test(
     "bun test: two files in one process share one sandbox, each with its own merchant",

@@ -12,7 +12,8 @@ import { TEST_BANK, TEST_CARDS } from "../../packages/rules/test-data";
 import type { Merchant, Sandbox } from "../../packages/testing/index";
 import { bank, cards, startSandbox } from "../../packages/testing/src/index";
 import { signatureHeader } from "../../packages/webhooks/signing";
-import { buildTesting } from "../../scripts/build-testing";
+import { buildServerBundle, buildTesting } from "../../scripts/build-testing";
+import { SERVER_BUNDLE_FILE, serverFiles } from "../../packages/testing/src/server-bundle";
 import { waitFor, waitUntilDown } from "../support/wait";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -178,6 +179,43 @@ describe("startSandbox()", () => {
     expect(url).toMatch(/^http:\/\/localhost:\d+$/);
     await waitUntilDown(`${url}/self`, { timeoutMs: 15_000 });
   });
+});
+
+describe("the prebuilt server (testing/dist/server)", () => {
+  test("is chosen while fresh, starts from any folder and serves its browser files, icon and OpenAPI UI", async () => {
+    // Beside packages/testing/dist, not into it (docs-examples.test.ts may be packing that).
+    const outdir = join(ROOT, "test-artifacts", "server-bundle", "server");
+    await buildServerBundle(outdir);
+    const { script } = serverFiles(ROOT, outdir, []);
+    expect(script).toBe(join(outdir, SERVER_BUNDLE_FILE));
+    const dir = mkdtempSync(join(tmpdir(), "paysandbox-bundle-run-"));
+    const child = Bun.spawn(
+      [process.execPath, script, "--port", "0", "--db", join(dir, "db.sqlite"), "--ready-json", "--quiet"],
+      { cwd: dir, stdout: "pipe", stderr: "inherit" },
+    );
+    try {
+      const reader = child.stdout.getReader();
+      const { value } = await reader.read();
+      const ready = JSON.parse(new TextDecoder().decode(value).split("\n")[0]!) as { url: string; api_key: string };
+      const self = await json(`${ready.url}/self`, { key: ready.api_key });
+      expect(self.body.is_default).toBe(true);
+      for (const [path, type] of [
+        ["/payjs.js", "javascript"],
+        ["/payjs.d.ts", "typescript"],
+        ["/favicon.ico", "image/x-icon"],
+        ["/openapi/assets/swagger-ui-bundle.js", "javascript"],
+        ["/openapi/assets/swagger-ui.css", "text/css"],
+      ] as const) {
+        const response = await fetch(`${ready.url}${path}`);
+        expect(`${path} ${response.status}`).toBe(`${path} 200`);
+        expect(response.headers.get("content-type")).toContain(type);
+        expect((await response.bytes()).length).toBeGreaterThan(1000);
+      }
+    } finally {
+      child.kill();
+      await child.exited;
+    }
+  }, 60_000);
 });
 
 describe("merchants and helpers", () => {

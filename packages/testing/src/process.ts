@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { SERVER_MANIFEST_FILE, serverFiles } from "./server-bundle";
 
 // `require` is the module's own in the CommonJS build and under Bun; the ESM build makes one.
 // Both resolve relative to this file, wherever the package is installed.
@@ -15,6 +16,15 @@ const localRequire: NodeJS.Require = typeof require === "function" ? require : c
 /** The package's root folder (packages/testing/src or packages/testing/dist are three levels below it). */
 export function packageRoot(): string {
   return dirname(localRequire.resolve("../../../package.json"));
+}
+
+/** The folder of the prebuilt server beside this toolkit (testing/dist/server), if it was built. */
+function serverBundleDir(): string | undefined {
+  try {
+    return dirname(localRequire.resolve(`../dist/server/${SERVER_MANIFEST_FILE}`));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The bun package's placeholder binary is a few hundred bytes; the real one is tens of MB. */
@@ -99,9 +109,16 @@ export async function spawnSandbox(options: {
   args: readonly string[];
   startTimeoutMs: number;
   log: boolean;
+  /** Run src/entry/server.ts even when the bundle is fresh (the bench's comparison). */
+  fromSources?: boolean;
 }): Promise<ChildSandbox> {
   const bun = bunBinary();
-  const server = join(packageRoot(), "src", "entry", "server.ts");
+  // The prebuilt bundle when it matches the sources, else the sources themselves.
+  const { script: server } = serverFiles(
+    packageRoot(),
+    options.fromSources ? undefined : serverBundleDir(),
+    options.args,
+  );
   const dir = mkdtempSync(join(tmpdir(), "paysandbox-test-"));
   const args = [
     server,

@@ -4,13 +4,19 @@
  * served from the swagger-ui-dist package (embedded in the compiled binary), not from a CDN: the
  * sandbox works with no network.
  */
+import { dirname, resolve } from "node:path";
 import { Elysia } from "elysia";
 // Imported as files (a path; embedded by `bun build --compile`), read when asked for: a text import
 // of the 1.7 MB bundle cost ~30 MB of resident memory from start, for a page most runs never open.
-import swaggerCssPath from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
-import swaggerJsPath from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
+import swaggerCssImport from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
+import swaggerJsImport from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import type { AppDeps } from "../deps";
 import { buildDocument } from "./document";
+
+// Absolute from the sources and in the binary; in the toolkit's server bundle, relative to that bundle:
+// the script Bun runs (import.meta.dir would be the build machine's folder there).
+const swaggerCssPath = resolve(dirname(Bun.main), swaggerCssImport);
+const swaggerJsPath = resolve(dirname(Bun.main), swaggerJsImport);
 
 const ASSETS = "/openapi/assets";
 const CACHE = "public, max-age=86400";

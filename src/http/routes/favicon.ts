@@ -3,8 +3,13 @@
  * favicon.ico beside this module, served as is. Imported as a file, so `bun build --compile`
  * embeds it in the binary; read once, on the first request.
  */
+import { dirname, resolve } from "node:path";
 import { Elysia } from "elysia";
-import faviconPath from "./favicon.ico" with { type: "file" };
+import faviconImport from "./favicon.ico" with { type: "file" };
+
+// Absolute from the sources and in the binary; in the toolkit's server bundle, relative to that bundle:
+// the script Bun runs (import.meta.dir would be the build machine's folder there).
+const faviconPath = resolve(dirname(Bun.main), faviconImport);
 
 const CACHE = "public, max-age=86400";
 
