@@ -9,6 +9,8 @@ import { customerRoutes } from "../http/routes/customers";
 import { dashboardRoutes } from "../http/dashboard/routes";
 import { invoiceRoutes } from "../http/routes/invoices";
 import { itemRoutes } from "../http/routes/items";
+import { paymentLinkRoutes } from "../http/routes/payment-links";
+import { publicPaymentLinkRoutes } from "../http/routes/payment-links-public";
 import { publicInvoiceRoutes } from "../http/routes/invoices-public";
 import { receiptRoutes } from "../http/routes/receipts";
 import type { AppDeps } from "../http/deps";
@@ -59,6 +61,7 @@ export function composeApp(deps: AppDeps) {
     .use(webpaymentRoutes(deps))
     .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))
+    .use(publicPaymentLinkRoutes(deps))
     .use(invoiceRoutes(deps))
     .use(outsidePaymentRoutes(deps))
     .use(receiptRoutes(deps))
@@ -68,6 +71,7 @@ export function composeApp(deps: AppDeps) {
     .use(depositRoutes(deps))
     .use(customerRoutes(deps))
     .use(itemRoutes(deps))
+    .use(paymentLinkRoutes(deps))
     .use(paymentMethodRoutes(deps))
     .use(selfRoutes(deps))
     .use(webhookRoutes(deps))

@@ -16,6 +16,7 @@ import { DepositService } from "./deposits";
 import { FixtureService } from "./fixtures";
 import { InvoiceService } from "./invoices";
 import { ItemService } from "./catalog/items";
+import { PaymentLinkService } from "./catalog/payment-links";
 import type { Mailer } from "./mail/mailer";
 import { ReceiptService } from "./mail/receipts";
 import { InvoiceMail } from "./mail/invoice-mail";
@@ -48,6 +49,8 @@ export interface Services {
   invoices: InvoiceService;
   /** The catalog: items and their stock. */
   items: ItemService;
+  /** Payment links and their hosted pages' payments. */
+  paymentLinks: PaymentLinkService;
   /** Receipts by e-mail and SMS (after pay(), and the ones a merchant asks for). */
   receipts: ReceiptService;
   /** Invoices sent to their customers by e-mail and SMS, with the hosted pay link. */
@@ -116,6 +119,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const receipts = new ReceiptService({ ...options, services: core });
   return {
     ...core,
+    paymentLinks: new PaymentLinkService(db, clock, invoices, paymentMethods, options.publicUrl),
     settlement,
     deposits,
     receipts,

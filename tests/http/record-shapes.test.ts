@@ -11,6 +11,7 @@ import type { TObject } from "@sinclair/typebox";
 import { DepositDetailItem, DepositRecord } from "../../src/domain/schemas/deposits";
 import { InvoiceRecord } from "../../src/domain/schemas/invoices";
 import { ItemRecord } from "../../src/domain/schemas/items";
+import { PaymentLinkRecord } from "../../src/domain/schemas/payment-links";
 import { EmailRecord, SmsRecord } from "../../src/http/routes/sandbox";
 import { DeliveryRecord, WebhookRecord } from "../../src/domain/schemas/webhooks";
 import {
@@ -64,6 +65,7 @@ const SCHEMAS: Record<string, TObject> = {
   Email: EmailRecord,
   Sms: SmsRecord,
   Item: ItemRecord,
+  PaymentLink: PaymentLinkRecord,
 };
 
 /** One of each record, from the API, after a pay(), a tokenize and a deposit. */
@@ -100,6 +102,9 @@ beforeAll(async () => {
   });
   await call("POST", `/transaction/${paid.child_transactions[0].id}/receipt-sms`, {});
   const item = await call("POST", "/item", { item: "Gear", code: "G-1", price: 3, in_stock: 2 });
+  const made = await ctx.call("POST", "/query/payment-links", { body: { common_name: "Gear link", amount: 3 } });
+  expect(made.status).toBe(201);
+  const link = (await call("GET", `/query/payment-links/${made.body.body.id}`)).data;
   Object.assign(answers, {
     Webhook: webhook,
     WebhookDelivery: (await call("GET", `/webhook/${webhook.id}/deliveries`)).data[0],
@@ -107,6 +112,7 @@ beforeAll(async () => {
     Sms: (await call("GET", "/_sandbox/sms")).data[0],
     Invoice: paid,
     Item: item,
+    PaymentLink: link,
     Transaction: await call("GET", `/transaction/${paid.child_transactions[0].id}`),
     Customer: await call("GET", `/customer/${pm.customer_id}`),
     PaymentMethod: created,
