@@ -32,3 +32,6 @@ export function feeCents(method: "card" | "bank", type: string, cents: number): 
   if (type === "refund" || type === "credit") return 0;
   return method === "card" ? cardFeeCents(cents) : achFeeCents(cents);
 }
+
+/** What the processor charges the merchant for each ACH return (an adjustment of its own, `return_fee`). */
+export const ACH_RETURN_FEE_CENTS = 1500;

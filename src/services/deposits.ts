@@ -3,7 +3,8 @@ import type {
   FundingRecord as FundingRecordSchema,
 } from "../domain/schemas/deposits";
 import { parseJson } from "../lib/json";
-import type { Database } from "../storage/database";
+import type { Database, Sql } from "../storage/database";
+import { adjustmentsByIds, type AdjustmentRow } from "../storage/repositories/adjustments";
 import * as repo from "../storage/repositories/deposits";
 import type { DateRange, DepositRow } from "../storage/repositories/deposits";
 import { centsToNumber } from "../domain/money";
@@ -58,23 +59,53 @@ export class DepositService {
   }
 
   /**
-   * With a batch_id: that batch's deposit (pending or landed) and its transactions, oldest first.
-   * Without: the transactions of every deposit list() gives for the range, deposits newest
-   * first and each one's transactions oldest first. Each row has its fee, net and the real
-   * service's deposit-detail fields; the records of a page are built in a few queries, whatever its size.
+   * With a batch_id: that batch's deposit (pending or landed) and its rows. Without: the rows of
+   * every deposit list() gives for the range, deposits newest first. A deposit's rows are the
+   * transactions its batch paid out (oldest first), then the adjustments it picked up (oldest
+   * first); each has its fee, net and the real service's deposit-detail fields, and their nets add
+   * up to the deposit's. The records of a page are built in a few queries, whatever its size.
    */
   async listDetail(
     merchantId: string,
     query: DateRange & { batchId?: string },
     page: PageRequest,
   ): Promise<Listing<DepositDetailItem> & { deposit?: Deposit }> {
-    if (query.batchId !== undefined) return this.batch(merchantId, query.batchId, page);
+    if (query.batchId !== undefined) {
+      const deposit = await repo.findDepositOfBatch(this.db, merchantId, query.batchId);
+      if (!deposit) throw new ApiError("not_found", "Deposit batch not found.", { param: "batch_id" });
+      const listing = await this.detail(merchantId, repo.batchScope(merchantId, query.batchId), page);
+      const [record] = await this.records(merchantId, [deposit]);
+      return { ...listing, deposit: record! };
+    }
     if (!query.startDate && !query.endDate) throw new ValidationFailed({ batch_id: [MESSAGES.depositDetailScope] });
-    const total = await repo.countLandedTransactions(this.db, merchantId, query);
-    const rows = await repo.landedTransactions(this.db, merchantId, query, page.perPage, page.offset);
-    const deposits = await repo.depositsOfBatches(this.db, merchantId, [...new Set(rows.map((row) => row.batch_id!))]);
-    const records = await this.transactions.toRecords(this.db, rows);
-    return { rows: rows.map((row, index) => item(row, records[index]!, deposits.get(row.batch_id!)!)), total };
+    return this.detail(merchantId, repo.landedScope(merchantId, query), page);
+  }
+
+  private async detail(merchantId: string, scope: Sql, page: PageRequest): Promise<Listing<DepositDetailItem>> {
+    const total = await repo.countDetailEntries(this.db, scope);
+    const entries = await repo.detailEntries(this.db, scope, page.perPage, page.offset);
+    const ids = (source: string) => entries.filter((e) => e.source === source).map((e) => e.id);
+    const adjustments = await adjustmentsByIds(this.db, merchantId, ids("adjustment"));
+    const txIds = [...ids("transaction"), ...[...adjustments.values()].map((row) => row.transaction_id!)];
+    const txRows = await repo.transactionsByIds(this.db, merchantId, [...new Set(txIds)]);
+    const rows = [...txRows.values()];
+    const records = new Map((await this.transactions.toRecords(this.db, rows)).map((r) => [r.id, r] as const));
+    const depositIds = [...new Set([...adjustments.values()].map((row) => row.deposit_id!))];
+    const batchIds = new Set(ids("transaction").map((id) => txRows.get(id)!.batch_id!));
+    const deposits = await repo.depositsOfBatches(this.db, merchantId, [...batchIds]);
+    for (const deposit of (await repo.depositsByIds(this.db, merchantId, depositIds)).values()) {
+      deposits.set(deposit.batch_id, deposit);
+    }
+    const byId = new Map([...deposits.values()].map((row) => [row.id, row] as const));
+    const items = entries.map((entry) => {
+      if (entry.source === "transaction") {
+        const row = txRows.get(entry.id)!;
+        return item(row, records.get(row.id)!, deposits.get(row.batch_id!)!);
+      }
+      const adjustment = adjustments.get(entry.id)!;
+      return adjustmentItem(adjustment, records.get(adjustment.transaction_id!)!, byId.get(adjustment.deposit_id!)!);
+    });
+    return { rows: items, total };
   }
 
   /**
@@ -118,16 +149,6 @@ export class DepositService {
       ];
     });
   }
-
-  private async batch(merchantId: string, batchId: string, page: PageRequest) {
-    const deposit = await repo.findDepositOfBatch(this.db, merchantId, batchId);
-    if (!deposit) throw new ApiError("not_found", "Deposit batch not found.", { param: "batch_id" });
-    const rows = await repo.batchTransactions(this.db, merchantId, batchId, page.perPage, page.offset);
-    const records = await this.transactions.toRecords(this.db, rows);
-    const items = rows.map((row, index) => item(row, records[index]!, deposit));
-    const [record] = await this.records(merchantId, [deposit]);
-    return { rows: items, total: deposit.transaction_count, deposit: record! };
-  }
 }
 
 function item(row: TransactionRow, record: Transaction, deposit: DepositRow): DepositDetailItem {
@@ -147,6 +168,36 @@ function item(row: TransactionRow, record: Transaction, deposit: DepositRow): De
     customer_company: customer.company,
     fee: centsToNumber(fee),
     net: centsToNumber(net),
+    adjustment_id: null,
+    adjustment_kind: null,
+    adjustment_code: null,
+  };
+}
+
+/** An adjustment's row: the record of the transaction it concerns, as the adjustment. */
+function adjustmentItem(row: AdjustmentRow, record: Transaction, deposit: DepositRow): DepositDetailItem {
+  const customer = record.payment_method.customer;
+  return {
+    ...record,
+    id: row.id,
+    total: centsToNumber(Math.abs(Number(row.amount_cents))),
+    created_at: row.effective_at,
+    updated_at: row.updated_at,
+    batch_id: deposit.batch_id,
+    display_batch_id: displayBatchId(deposit.method, deposit.settled_at),
+    batched_at: deposit.settled_at,
+    transaction_id: record.id,
+    fees: 0,
+    card_type: record.payment_method.card_type,
+    customer_firstname: customer.firstname,
+    customer_lastname: customer.lastname,
+    customer_email: customer.email,
+    customer_company: customer.company,
+    fee: 0,
+    net: centsToNumber(Number(row.amount_cents)),
+    adjustment_id: row.id,
+    adjustment_kind: row.kind,
+    adjustment_code: row.code,
   };
 }
 

@@ -10,6 +10,7 @@ import type { SandboxClock } from "./clock";
 import type { EventBus } from "../domain/events";
 import type { Config } from "../lib/config";
 import type { Logger } from "../lib/logger";
+import { AdjustmentService } from "./adjustments";
 import { CustomerService } from "./customers";
 import { DashboardService } from "./dashboard";
 import { DepositService } from "./deposits";
@@ -46,6 +47,8 @@ export interface Services {
   settlement: Settlement;
   /** The deposits the settlement jobs wrote (GET /query/deposit, the dashboard). */
   deposits: DepositService;
+  /** Deposit adjustments: money moved besides sales and refunds, picked up by the next deposit. */
+  adjustments: AdjustmentService;
   invoices: InvoiceService;
   /** The catalog: items and their stock. */
   items: ItemService;
@@ -107,6 +110,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     () => settlement.pendingMerchants(),
   );
   const deposits = new DepositService(db, transactions);
+  const adjustments = new AdjustmentService(db);
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
   const webhooks = new WebhookService(db, clock);
   // The webhook outbox: delivery rows are written inside the unit of work of the change.
@@ -122,6 +126,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     paymentLinks: new PaymentLinkService(db, clock, invoices, paymentMethods, options.publicUrl),
     settlement,
     deposits,
+    adjustments,
     receipts,
     invoiceMail: new InvoiceMail({ ...options, services: core }),
     webhookTargets: new WebhookTargets(options.config),

@@ -18,7 +18,10 @@
  *   sale's fee (src/domain/fees.ts: card 2.9% + 0.30, ACH 0.8% capped at 5.00, rounded half up to
  *   the cent per transaction; refunds and credits carry no fee, and refunds do not return the sale's fee);
  *   net = gross − refunds − fees (negative when refunds outweigh sales: a debit).
- * - Every midnight crossed is processed in turn, oldest first: batches close, then deposits land.
+ * - Every midnight crossed is processed in turn, oldest first: batches close, the steps other
+ *   features add run (ACH returns, disputes: `addStep`), then deposits land, picking up the
+ *   adjustments (src/services/adjustments.ts) in effect by then that no deposit has yet: each
+ *   joins a deposit of its method landing at that midnight, or one of its own made for them.
  *
  * Events, inside the job's transaction: `update_transaction_settled` with the top-level
  * transaction record for every transaction whose row (or capture or refund) settled, then
@@ -27,6 +30,7 @@
 import type { DepositRecord } from "../domain/schemas/deposits";
 import type { Database, Executor } from "../storage/database";
 import * as repo from "../storage/repositories/deposits";
+import * as adjustments from "../storage/repositories/adjustments";
 import type { BatchStats, DepositRow } from "../storage/repositories/deposits";
 import type { TransactionRow, TransactionService } from "./transactions";
 import type { EventBus } from "../domain/events";
@@ -50,6 +54,11 @@ export function addBusinessDays(dayStart: number, days: number): number {
     if (weekday !== 0 && weekday !== 6) left--;
   }
   return day;
+}
+
+/** The first midnight at or after `ms`. */
+export function midnightAtOrAfter(ms: number): number {
+  return ms % DAY_MS === 0 ? ms : startOfDay(ms) + DAY_MS;
 }
 
 /** The midnight a card row created at `createdAt` is batched. */
@@ -105,6 +114,7 @@ export function depositRecord(row: DepositRow, stats: BatchStats = EMPTY_STATS):
     gross: centsToNumber(row.gross_cents),
     refunds: centsToNumber(row.refunds_cents),
     fees: centsToNumber(row.fees_cents),
+    adjustments: centsToNumber(row.adjustments_cents),
     net: centsToNumber(row.net_cents),
     created_at: row.created_at,
   };
@@ -117,7 +127,24 @@ export interface SettlementRun {
   deposits: number;
 }
 
+/**
+ * Work another feature does at a settlement midnight, after the batches close and before the
+ * deposits land (an ACH return, a dispute opening), in the midnight's unit of work under the
+ * merchant's settlement lock: what it records as adjustments is picked up by that midnight's
+ * deposits. Decided by timestamps in the database, like every settlement job.
+ */
+export interface SettlementStep {
+  /** The earliest midnight (epoch ms) at which it has work for this merchant, or null. */
+  nextAt(ex: Executor, merchantId: string): Promise<number | null>;
+  /** Does its work due at or before `at` (a midnight); true when it did something. */
+  run(ex: Executor, merchantId: string, at: number): Promise<boolean>;
+  /** The merchants it may have work for (read from an index): the real-time tick visits only these. */
+  pendingMerchants(): Promise<string[]>;
+}
+
 export class Settlement {
+  private readonly steps: SettlementStep[] = [];
+
   constructor(
     private readonly db: Database,
     private readonly events: EventBus<Executor>,
@@ -128,8 +155,15 @@ export class Settlement {
    * The merchants with a settlement job pending (unbatched sales or refunds, deposits not landed):
    * the only ones the real-time tick visits (two index walks; idle merchants cost nothing).
    */
-  pendingMerchants(): Promise<string[]> {
-    return repo.merchantsWithSettlementWork(this.db);
+  async pendingMerchants(): Promise<string[]> {
+    const ids = new Set(await repo.merchantsWithSettlementWork(this.db));
+    for (const step of this.steps) for (const id of await step.pendingMerchants()) ids.add(id);
+    return [...ids];
+  }
+
+  /** Adds a step run at every settlement midnight, in the order added (the composition root). */
+  addStep(step: SettlementStep): void {
+    this.steps.push(step);
   }
 
   /** What settlement did for the merchant so far (batches closed, rows settled, deposits landed). */
@@ -147,6 +181,12 @@ export class Settlement {
     if (bank) due.push(achSettlesAt(bank, await repo.achSettlementDays(ex, merchantId)));
     const deposit = await repo.earliestPendingDeposit(ex, merchantId);
     if (deposit) due.push(parseTimestamp(deposit).getTime());
+    const adjustment = await adjustments.earliestPendingAdjustment(ex, merchantId);
+    if (adjustment) due.push(midnightAtOrAfter(parseTimestamp(adjustment).getTime()));
+    for (const step of this.steps) {
+      const at = await step.nextAt(ex, merchantId);
+      if (at !== null) due.push(at);
+    }
     return due.length ? Math.min(...due) : null;
   }
 
@@ -171,7 +211,7 @@ export class Settlement {
     }
   }
 
-  /** The jobs of one midnight: close the card batch, settle the ACH due, land the deposits due. */
+  /** The jobs of one midnight: close the card batch, settle the ACH due, run the steps, land the deposits due. */
   private async runAt(tx: Executor, merchantId: string, at: number, done: SettlementRun): Promise<boolean> {
     const midnight = formatTimestamp(new Date(at));
     const achDays = await repo.achSettlementDays(tx, merchantId);
@@ -183,7 +223,8 @@ export class Settlement {
     if (card.length)
       progressed = (await this.closeBatch(tx, merchantId, "card", card, at, at + DAY_MS, done)) || progressed;
     if (bank.length) progressed = (await this.closeBatch(tx, merchantId, "bank", bank, at, at, done)) || progressed;
-    return (await this.landDeposits(tx, merchantId, midnight, done)) || progressed;
+    for (const step of this.steps) progressed = (await step.run(tx, merchantId, at)) || progressed;
+    return (await this.landDeposits(tx, merchantId, at, done)) || progressed;
   }
 
   private async closeBatch(
@@ -237,13 +278,54 @@ export class Settlement {
     return true;
   }
 
-  private async landDeposits(
-    tx: Executor,
-    merchantId: string,
-    midnight: string,
-    done: SettlementRun,
-  ): Promise<boolean> {
-    const due = await repo.depositsDue(tx, merchantId, midnight);
+  /**
+   * Lands the deposits due at `at`, after handing them the adjustments in effect by then: each
+   * method's go to its first deposit landing now, or to a deposit of their own (no transactions),
+   * which lands now too. An adjustment-only card deposit is dated as a batch of the day before (a
+   * card batch closed then would have landed now), an ACH one as a batch of this midnight.
+   */
+  private async landDeposits(tx: Executor, merchantId: string, at: number, done: SettlementRun): Promise<boolean> {
+    const midnight = formatTimestamp(new Date(at));
+    const pending = await adjustments.pendingAdjustments(tx, merchantId, midnight);
+    let due = await repo.depositsDue(tx, merchantId, midnight);
+    for (const method of ["card", "bank"] as const) {
+      const mine = pending.filter((row) => row.method === method);
+      if (mine.length === 0 || due.some((row) => row.method === method)) continue;
+      const settledAt = formatTimestamp(new Date(method === "card" ? at - DAY_MS : at));
+      await repo.insertDeposit(tx, {
+        id: crypto.randomUUID(),
+        merchant_id: merchantId,
+        batch_id: crypto.randomUUID(),
+        method,
+        settled_at: settledAt,
+        deposit_at: midnight,
+        transaction_count: 0,
+        gross_cents: 0,
+        refunds_cents: 0,
+        fees_cents: 0,
+        net_cents: 0,
+        created_at: midnight,
+        updated_at: midnight,
+      });
+      done.batches += 1;
+    }
+    if (pending.length > 0) due = await repo.depositsDue(tx, merchantId, midnight);
+    for (const method of ["card", "bank"] as const) {
+      const mine = pending.filter((row) => row.method === method);
+      const target = due.find((row) => row.method === method);
+      if (mine.length === 0 || !target) continue;
+      await adjustments.assignDeposit(
+        tx,
+        mine.map((row) => row.id),
+        target.id,
+        midnight,
+      );
+      await repo.addAdjustments(
+        tx,
+        target.id,
+        mine.reduce((sum, row) => sum + Number(row.amount_cents), 0),
+      );
+    }
     for (const row of due) {
       const landed = await repo.landDeposit(tx, row.id);
       const stats = (await repo.batchStats(tx, merchantId, [landed.batch_id])).get(landed.batch_id);

@@ -135,6 +135,7 @@ describe("card settlement", () => {
       gross: 15.01,
       refunds: 0,
       fees: 1.34,
+      adjustments: 0,
       net: 13.67,
       created_at: ts(midnight(1)),
     });

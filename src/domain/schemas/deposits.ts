@@ -21,7 +21,7 @@ export const DepositRecord = t.Object(
     settled_at: t.String({ description: "When the batch closed (a midnight UTC): its transactions' settled_at" }),
     deposit_date: t.String({ description: "YYYY-MM-DD the deposit lands" }),
     deposited_at: t.Union([t.String(), t.Null()], { description: "When it landed; null while pending" }),
-    count: Integer({ description: "Transactions in the batch: sales and refunds" }),
+    count: Integer({ description: "Transactions in the batch: sales and refunds (adjustments not counted)" }),
     sum: Money("Sum of the batch's amounts, refunds negative: gross − refunds"),
     avg: Money("Mean amount (refunds negative), rounded to the cent"),
     min: Money("Smallest amount (a refund counts negative)"),
@@ -30,7 +30,10 @@ export const DepositRecord = t.Object(
     gross: Money("Sum of the sales (charges and captures)"),
     refunds: Money("Sum of the refunds that settled in this batch"),
     fees: Money("Sum of the per-sale fees (card 2.9% + 0.30, ACH 0.8% capped at 5.00; none on refunds)"),
-    net: Money("gross − refunds − fees; negative when refunds outweigh sales"),
+    adjustments: Money(
+      "The signed sum of the adjustments this deposit picked up (ACH returns and their fees, dispute withdrawals and reversals; docs/settlement.md)",
+    ),
+    net: Money("gross − refunds − fees + adjustments; negative when what is withdrawn outweighs the sales"),
     created_at: t.String(),
   },
   { title: "Deposit", description: "A settlement batch and its deposit" },
@@ -49,12 +52,23 @@ export const DepositDetailFields = t.Object(
     customer_email: t.String(),
     customer_company: t.String(),
     fee: Money("The processing fee this transaction paid in the batch"),
-    net: Money("What it adds to the deposit: total − fee for a sale, −total for a refund"),
+    net: Money(
+      "What it adds to the deposit: total − fee for a sale, −total for a refund, the signed amount for an adjustment",
+    ),
+    adjustment_id: Nullable(t.String({ description: "On an adjustment's row: its id (the row's id too); else null" })),
+    adjustment_kind: Nullable(
+      t.String({ description: "On an adjustment's row: ach_return, return_fee, dispute, …; null on a transaction's" }),
+    ),
+    adjustment_code: Nullable(t.String({ description: "On an adjustment's row: its return code or dispute reason" })),
   },
   { title: "DepositDetailFields" },
 );
 
-/** One transaction of a batch: the transaction record plus the deposit-detail fields. */
+/**
+ * One row of a deposit: a transaction of its batch (the transaction record plus the deposit-detail
+ * fields), or an adjustment it picked up (the record of the transaction it concerns, with the
+ * adjustment's id, effective time as created_at, absolute amount as total, and the adjustment fields).
+ */
 export const DepositDetailItem = t.Composite([TransactionRecord, DepositDetailFields], { title: "DepositDetail" });
 
 export const DateParam = t.String({

@@ -19,6 +19,8 @@ export interface DepositRow {
   refunds_cents: number;
   fees_cents: number;
   net_cents: number;
+  /** The signed sum of the adjustments it picked up (src/storage/repositories/adjustments.ts); in net_cents. */
+  adjustments_cents: number;
   created_at: string;
   updated_at: string;
 }
@@ -70,28 +72,64 @@ export function listLanded(
   );
 }
 
-/** How many transactions the landed deposits in the range hold. */
-export async function countLandedTransactions(ex: Executor, merchantId: string, range: DateRange): Promise<number> {
-  const row = await ex.get<{ n: number | null }>(
-    sql`SELECT SUM(transaction_count) AS n FROM deposits d WHERE ${landedIn(merchantId, range, "d.")}`,
-  );
-  return Number(row?.n ?? 0);
+/** The deposits `d` of a range: the merchant's landed ones whose deposit date is within it. */
+export function landedScope(merchantId: string, range: DateRange): Sql {
+  return landedIn(merchantId, range, "d.");
 }
 
-/** The transactions of the landed deposits in the range: deposits newest first, each one's rows oldest first. */
-export function landedTransactions(
+/** The deposit `d` of one batch, landed or not. */
+export function batchScope(merchantId: string, batchId: string): Sql {
+  return sql`d.merchant_id = ${merchantId} AND d.batch_id = ${batchId}`;
+}
+
+/** One row of a deposit's detail: a transaction its batch paid out, or an adjustment it picked up. */
+export interface DetailEntry {
+  source: "transaction" | "adjustment";
+  id: string;
+}
+
+/** How many detail rows the deposits of a scope hold: their transactions and their adjustments. */
+export async function countDetailEntries(ex: Executor, scope: Sql): Promise<number> {
+  const row = await ex.get<{ n: number | null; a: number | null }>(
+    sql`SELECT (SELECT SUM(d.transaction_count) FROM deposits d WHERE ${scope}) AS n,
+          (SELECT COUNT(*) FROM deposits d JOIN deposit_adjustments a ON a.deposit_id = d.id WHERE ${scope}) AS a`,
+  );
+  return Number(row?.n ?? 0) + Number(row?.a ?? 0);
+}
+
+/**
+ * The detail rows of the deposits of a scope: deposits newest first; in each, the transactions its
+ * batch paid out (oldest first, a captured pre_auth by its capture), then the adjustments it picked
+ * up (oldest first).
+ */
+export function detailEntries(ex: Executor, scope: Sql, limit: number, offset: number): Promise<DetailEntry[]> {
+  return ex.all(
+    sql`SELECT source, id FROM (
+          SELECT 'transaction' AS source, 0 AS part, t.id AS id, d.deposit_at AS d_at, d.method AS d_method,
+            ${insertionOrder(ex, "d")} AS d_seq, t.created_at AS at, ${insertionOrder(ex, "t")} AS seq
+          FROM deposits d JOIN transactions t ON t.batch_id = d.batch_id AND t.merchant_id = d.merchant_id
+          WHERE ${scope} AND t.${BATCH_ROWS}
+          UNION ALL
+          SELECT 'adjustment', 1, a.id, d.deposit_at, d.method, ${insertionOrder(ex, "d")}, a.effective_at,
+            ${insertionOrder(ex, "a")}
+          FROM deposits d JOIN deposit_adjustments a ON a.deposit_id = d.id
+          WHERE ${scope}
+        ) entries
+        ORDER BY d_at DESC, d_method, d_seq DESC, part, at, seq LIMIT ${limit} OFFSET ${offset}`,
+  );
+}
+
+/** Transactions of one merchant by id, in one query. */
+export async function transactionsByIds(
   ex: Executor,
   merchantId: string,
-  range: DateRange,
-  limit: number,
-  offset: number,
-): Promise<TransactionRow[]> {
-  return ex.all(
-    sql`SELECT t.* FROM deposits d JOIN transactions t ON t.batch_id = d.batch_id AND t.merchant_id = d.merchant_id
-        WHERE ${landedIn(merchantId, range, "d.")} AND t.${BATCH_ROWS}
-        ORDER BY d.deposit_at DESC, d.method, ${insertionOrder(ex, "d")} DESC, t.created_at, ${insertionOrder(ex, "t")}
-        LIMIT ${limit} OFFSET ${offset}`,
+  ids: readonly string[],
+): Promise<Map<string, TransactionRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ex.all<TransactionRow>(
+    sql`SELECT * FROM transactions WHERE merchant_id = ${merchantId} AND id IN (${sql.join(ids.map((id) => sql`${id}`))})`,
   );
+  return new Map(rows.map((row) => [row.id, row] as const));
 }
 
 /** The deposits of several batches of one merchant, in one query. */
@@ -110,23 +148,6 @@ export async function depositsOfBatches(
 
 export function findDepositOfBatch(ex: Executor, merchantId: string, batchId: string): Promise<DepositRow | undefined> {
   return ex.get(sql`SELECT * FROM deposits WHERE batch_id = ${batchId} AND merchant_id = ${merchantId}`);
-}
-
-/**
- * The rows a batch paid out, oldest first. A captured pre_auth carries its capture's batch_id
- * too; the capture is the row that settled.
- */
-export function batchTransactions(
-  ex: Executor,
-  merchantId: string,
-  batchId: string,
-  limit: number,
-  offset: number,
-): Promise<TransactionRow[]> {
-  return ex.all(
-    sql`SELECT * FROM transactions WHERE batch_id = ${batchId} AND merchant_id = ${merchantId} AND ${BATCH_ROWS}
-        ORDER BY created_at, ${insertionOrder(ex)} LIMIT ${limit} OFFSET ${offset}`,
-  );
 }
 
 /** BatchStats of each of `batchIds` (of one merchant), in one query. */
@@ -190,7 +211,11 @@ const UNBATCHED = sql.raw(
  * Walks the distinct merchant_id values of rows matching a predicate through an index whose
  * leading column is merchant_id: one seek per merchant found, whatever the row count.
  */
-async function distinctMerchants(ex: Executor, table: "transactions" | "deposits", where: Sql): Promise<string[]> {
+async function distinctMerchants(
+  ex: Executor,
+  table: "transactions" | "deposits" | "deposit_adjustments",
+  where: Sql,
+): Promise<string[]> {
   const ids: string[] = [];
   let after = "";
   for (;;) {
@@ -204,10 +229,14 @@ async function distinctMerchants(ex: Executor, table: "transactions" | "deposits
   }
 }
 
-/** Merchants with unbatched sales or refunds, or deposits not landed: those with a settlement job pending. */
+/**
+ * Merchants with unbatched sales or refunds, deposits not landed or adjustments no deposit picked up:
+ * those with a settlement job pending.
+ */
 export async function merchantsWithSettlementWork(ex: Executor): Promise<string[]> {
   const ids = new Set(await distinctMerchants(ex, "transactions", UNBATCHED));
   for (const id of await distinctMerchants(ex, "deposits", sql`deposited_at IS NULL`)) ids.add(id);
+  for (const id of await distinctMerchants(ex, "deposit_adjustments", sql`deposit_id IS NULL`)) ids.add(id);
   return [...ids];
 }
 
@@ -280,7 +309,10 @@ export async function batchParent(ex: Executor, id: string, batchId: string, set
   );
 }
 
-export async function insertDeposit(ex: Executor, row: Omit<DepositRow, "deposited_at">): Promise<void> {
+export async function insertDeposit(
+  ex: Executor,
+  row: Omit<DepositRow, "deposited_at" | "adjustments_cents">,
+): Promise<void> {
   await ex.run(
     sql`INSERT INTO deposits (id, merchant_id, batch_id, method, settled_at, deposit_at, transaction_count, gross_cents,
           refunds_cents, fees_cents, net_cents, created_at, updated_at)
@@ -295,6 +327,14 @@ export function depositsDue(ex: Executor, merchantId: string, at: string): Promi
   return ex.all(
     sql`SELECT * FROM deposits WHERE merchant_id = ${merchantId} AND deposited_at IS NULL AND deposit_at <= ${at}
         ORDER BY deposit_at, method, ${insertionOrder(ex)}`,
+  );
+}
+
+/** Adds adjustments a deposit picked up to it (to adjustments_cents and net_cents). */
+export async function addAdjustments(ex: Executor, id: string, cents: number): Promise<void> {
+  await ex.run(
+    sql`UPDATE deposits SET adjustments_cents = adjustments_cents + ${cents}, net_cents = net_cents + ${cents}
+        WHERE id = ${id}`,
   );
 }
 
@@ -320,4 +360,17 @@ export async function settlementCounts(
     settled: Number(row?.settled ?? 0),
     deposits: Number(row?.deposits ?? 0),
   };
+}
+
+/** Deposits of one merchant by id, in one query. */
+export async function depositsByIds(
+  ex: Executor,
+  merchantId: string,
+  ids: readonly string[],
+): Promise<Map<string, DepositRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ex.all<DepositRow>(
+    sql`SELECT * FROM deposits WHERE merchant_id = ${merchantId} AND id IN (${sql.join(ids.map((id) => sql`${id}`))})`,
+  );
+  return new Map(rows.map((row) => [row.id, row] as const));
 }
