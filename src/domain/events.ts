@@ -10,6 +10,7 @@ export const EVENT_NAMES = [
   "create_transaction",
   "update_transaction",
   "update_transaction_settled",
+  "create_payment_method",
   "update_payment_method",
   "create_invoice",
   "update_invoice",
@@ -18,6 +19,8 @@ export const EVENT_NAMES = [
   "create_item",
   "update_item",
   "delete_item",
+  "create_webhook",
+  "delete_webhook",
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

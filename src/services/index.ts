@@ -112,7 +112,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const deposits = new DepositService(db, transactions);
   const adjustments = new AdjustmentService(db);
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
-  const webhooks = new WebhookService(db, clock);
+  const webhooks = new WebhookService(db, clock, events);
   // The webhook outbox: delivery rows are written inside the unit of work of the change.
   events.on(async (ex, event) => {
     await webhooks.enqueue(ex, event);

@@ -288,10 +288,14 @@ export class PaymentMethodService {
     return this.getRow(ex, merchant.id, id);
   }
 
-  /** Tokenizes in the caller's unit of work and answers the record (POST /payment-method, tokenize). */
+  /**
+   * Tokenizes in the caller's unit of work and answers the record (POST /payment-method, tokenize).
+   * Emits create_payment_method with it (after the create_customer of a new customer).
+   */
   async create(ex: Executor, merchant: MerchantRow, input: TokenizeInput): Promise<PaymentMethod> {
-    const row = await this.tokenize(ex, merchant, input);
-    return this.toRecord(ex, row);
+    const record = await this.toRecord(ex, await this.tokenize(ex, merchant, input));
+    await this.events.emit(ex, { merchantId: merchant.id, name: "create_payment_method", record });
+    return record;
   }
 }
 

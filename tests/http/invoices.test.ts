@@ -151,6 +151,7 @@ describe("POST /invoice/{id}/pay", () => {
       "create_customer",
       "create_invoice",
       "create_customer",
+      "create_payment_method",
       "create_transaction",
       "update_invoice",
     ]);

@@ -202,11 +202,12 @@ describe("webhook delivery to a real receiver", () => {
     expect(paid.status).toBe(200);
     const transaction = paid.body;
 
-    await waitFor(() => r.delivered().length >= 2, 5000, "two deliveries");
+    await waitFor(() => r.delivered().length >= 3, 5000, "three deliveries");
     const secret = await secretOf(c);
     const events = r.received.map((x) => x.event);
     expect(events).toContain("create_customer");
     expect(events).toContain("create_transaction");
+    expect(events).toContain("create_payment_method");
     for (const got of r.received) {
       expect(got.contentType).toContain("application/json");
       expect(got.deliveryId).toMatch(/^[0-9a-f-]{36}$/);
@@ -371,8 +372,9 @@ describe("webhook delivery to a real receiver", () => {
     const c = await start();
     const gone = receiver(() => 500);
     const kept = receiver();
-    const deletedHook = await subscribe(c, gone.url, "*");
-    const keptHook = await subscribe(c, kept.url, "*");
+    // Customers only: the other's create_webhook and delete_webhook are not what this test counts.
+    const deletedHook = await subscribe(c, gone.url, "create_customer");
+    const keptHook = await subscribe(c, kept.url, "create_customer");
     await createCustomer(c, { email: "first@example.com" });
     await waitFor(() => gone.received.length === 1 && kept.delivered().length === 1, 5000, "first event");
     await waitFor(async () => (await deliveries(c, deletedHook.id))[0].attempts === 1, 5000, "attempt logged");
@@ -437,8 +439,12 @@ describe("the sandbox delivery log and redelivery", () => {
     await charge(c, 5);
     const all = await c.call("GET", "/_sandbox/webhook-deliveries", { auth: false });
     expect(all.status).toBe(200);
-    expect(all.body.total).toBe(2);
-    expect(all.body.data.map((d: any) => d.event)).toEqual(["create_transaction", "create_customer"]);
+    expect(all.body.total).toBe(3);
+    expect(all.body.data.map((d: any) => d.event)).toEqual([
+      "create_transaction",
+      "create_payment_method",
+      "create_customer",
+    ]);
     expect(all.body.data[0].target_url).toBe("http://127.0.0.1:9/h");
     const filtered = await c.call("GET", `/_sandbox/webhook-deliveries?event=create_customer&webhook_id=${hook.id}`, {
       auth: false,

@@ -66,6 +66,7 @@ describePostgres("settlement, the outboxes and the webhook dispatcher on Postgre
 
         const events = [
           "create_customer",
+          "create_payment_method",
           "create_transaction",
           "update_transaction",
           "update_transaction",
@@ -98,7 +99,7 @@ describePostgres("settlement, the outboxes and the webhook dispatcher on Postgre
         expect(await call("GET", "/dashboard/sms")).toContain("5555550123");
         expect(await call("GET", "/dashboard/deposits")).toContain("9.90");
         const reset = await call("POST", "/_sandbox/reset");
-        expect(reset.deleted).toMatchObject({ emails: 1, sms: 1, deposits: 1, webhooks: 1, webhook_deliveries: 6 });
+        expect(reset.deleted).toMatchObject({ emails: 1, sms: 1, deposits: 1, webhooks: 1, webhook_deliveries: 7 });
         expect((await call("GET", "/_sandbox/emails")).total).toBe(0);
       } finally {
         await stopWorkers(deps);

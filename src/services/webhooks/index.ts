@@ -3,7 +3,7 @@ import { holdUntilCommit } from "../../storage/repositories/locks";
 import * as repo from "../../storage/repositories/webhooks";
 import type { DeliveryWithTarget, WebhookRow } from "../../storage/repositories/webhooks";
 import type { SandboxClock } from "../clock";
-import { EVENT_NAMES, type SandboxEvent } from "../../domain/events";
+import { EVENT_NAMES, type EventBus, type SandboxEvent } from "../../domain/events";
 import { parseJson } from "../../lib/json";
 import type { Listing, PageRequest } from "../../domain/pagination";
 import { formatTimestamp } from "../../domain/time";
@@ -86,6 +86,7 @@ export class WebhookService {
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
+    private readonly events: EventBus<Executor>,
   ) {}
 
   /** Registers a listener for new pending deliveries. */
@@ -132,7 +133,12 @@ export class WebhookService {
         throw invalidState(`A merchant may have at most ${MAX_WEBHOOKS} webhooks; delete one first.`);
       }
       const id = crypto.randomUUID();
-      await repo.insertWebhook(tx, { id, merchantId, targetUrl, event, now: this.clock.timestamp(merchantId) });
+      const now = this.clock.timestamp(merchantId);
+      const row = { id, merchant_id: merchantId, target_url: targetUrl, event, created_at: now, updated_at: now };
+      const record = webhookRecord({ ...row, disabled_at: null, deleted_at: null });
+      // Announced before it exists: the other webhooks hear of it, the new one does not.
+      await this.events.emit(tx, { merchantId, name: "create_webhook", record });
+      await repo.insertWebhook(tx, { id, merchantId, targetUrl, event, now });
       return this.getRow(tx, merchantId, id);
     });
     await this.reload(merchantId);
@@ -164,7 +170,11 @@ export class WebhookService {
       const current = await this.getRow(tx, merchantId, id);
       if (current.deleted_at) return current;
       await repo.deleteWebhook(tx, id, this.clock.timestamp(merchantId));
-      return this.getRow(tx, merchantId, id);
+      const deleted = await this.getRow(tx, merchantId, id);
+      // The others hear of it; the deleted one receives nothing more.
+      this.forget(merchantId);
+      await this.events.emit(tx, { merchantId, name: "delete_webhook", record: webhookRecord(deleted) });
+      return deleted;
     });
     await this.reload(merchantId);
     return webhookRecord(row);

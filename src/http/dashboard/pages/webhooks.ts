@@ -69,6 +69,7 @@ const EVENT_CHOICES = [
   "create_transaction",
   "update_transaction",
   "update_transaction_settled",
+  "create_payment_method",
   "update_payment_method",
   "create_invoice",
   "update_invoice",
@@ -79,6 +80,8 @@ const EVENT_CHOICES = [
   "create_item",
   "update_item",
   "delete_item",
+  "create_webhook",
+  "delete_webhook",
 ];
 
 function eventSelect(id: string, value: string): SafeHtml {
