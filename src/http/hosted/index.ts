@@ -10,6 +10,8 @@ import { invoiceCustomFields } from "../../services/merchant-options";
 import { settingsOf } from "../../services/merchants";
 import { renderInvoicePage, type InvoicePageView } from "./invoice-page";
 import { renderNothingDuePage, renderPayPage, type PayPageView } from "./pay-page";
+import { renderLinkClosedPage, renderLinkPage } from "./link-page";
+import { LINK_MESSAGES } from "../../services/catalog/link-rules";
 
 const HTML_HEADERS = {
   "content-type": "text/html; charset=utf-8",
@@ -62,7 +64,7 @@ function page(status: number, body: string, origins = ""): Response {
   });
 }
 
-function notFoundPage(): Response {
+function notFoundPage(what = "Invoice", hint = "Check the link in your receipt."): Response {
   return page(
     404,
     html`<!doctype html>
@@ -70,11 +72,11 @@ function notFoundPage(): Response {
         <head>
           <meta charset="utf-8" />
           <link rel="icon" href="data:," />
-          <title>Invoice not found</title>
+          <title>${what} not found</title>
         </head>
         <body>
-          <h1>Invoice not found</h1>
-          <p>Check the link in your receipt.</p>
+          <h1>${what} not found</h1>
+          <p>${hint}</p>
         </body>
       </html>`.value,
   );
@@ -86,7 +88,7 @@ function notFoundPage(): Response {
  * advanced_customization, and only those not marked `visible: false`.
  */
 export function hostedRoutes(deps: AppDeps) {
-  const { invoices, merchants } = deps.services;
+  const { invoices, merchants, paymentLinks } = deps.services;
 
   const context = async (row: InvoiceRow) => {
     const merchant = (await merchants.find(row.merchant_id))!;
@@ -215,6 +217,51 @@ export function hostedRoutes(deps: AppDeps) {
         response: PAGE_RESPONSES,
         detail: {
           summary: "The hosted payment page (HTML) of an open or ATTEMPTED invoice; pays it with payjs.js",
+        },
+      },
+    )
+    .get(
+      "/link/:id",
+      async ({ params }) => {
+        const found = await paymentLinks.findHosted(params.id);
+        if (!found) return notFoundPage("Payment link", "This payment link does not exist or was deleted.");
+        const { row, record } = found;
+        const merchant = (await merchants.find(row.merchant_id))!;
+        if (record.inactive_reason)
+          return page(
+            200,
+            renderLinkClosedPage(merchant.name, row.common_name, LINK_MESSAGES.notPayable(record.inactive_reason)),
+          );
+        const meta = record.link_meta;
+        return page(
+          200,
+          renderLinkPage({
+            merchantName: merchant.name,
+            linkId: row.id,
+            name: row.common_name,
+            memo: text(meta.memo),
+            lineItems: lineItemsOf(meta),
+            subtotal: Array.isArray(meta.lineItems) && meta.lineItems.length > 0 ? moneyText(meta.subtotal) : "",
+            tax: moneyText(meta.tax),
+            amountCents: Number(row.amount_cents),
+            editable: meta.isTotalEditable === true,
+            buttonText: text(meta.buttonText),
+            allowCard: meta.areCreditCardsPaymentsAllowed !== false,
+            allowBank: meta.areBankPaymentsAllowed !== false || meta.areCreditCardsPaymentsAllowed === false,
+            successRedirect: /^https?:\/\//.test(text(meta.successRedirect)) ? text(meta.successRedirect) : "",
+            publicUrl: base(),
+            token: merchant.web_payments_token,
+            avsZip: merchant.avs_zip === 1,
+            avsStreet: merchant.avs_street === 1,
+          }),
+          sandboxOrigin(),
+        );
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        response: PAGE_RESPONSES,
+        detail: {
+          summary: "A payment link's hosted page (HTML, its tinyurl): pays it with payjs.js and the card frames",
         },
       },
     );
