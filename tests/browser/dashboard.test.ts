@@ -18,6 +18,8 @@ const EVIL = "<img src=x onerror=alert(1)>";
 const WIDTHS = [1280, 390] as const;
 
 interface Seeded {
+  itemId: string;
+  linkId: string;
   invoiceId: string;
   paidChargeId: string;
   preAuthId: string;
@@ -127,7 +129,11 @@ async function seed(ctx: TestContext, hookUrl: string): Promise<Seeded> {
     5000,
     "a webhook attempt",
   );
+  const item = await ctx.call("POST", "/item", { body: { item: "Yoga mat", price: 30, in_stock: 1 } });
+  const link = await ctx.call("POST", "/query/payment-links", { body: { common_name: "Class pass", amount: 12 } });
   return {
+    itemId: item.body.id,
+    linkId: link.body.body.id,
     invoiceId: invoice.body.id,
     paidChargeId,
     preAuthId: preAuth.body.id,
@@ -175,6 +181,10 @@ describe.skipIf(!HAS_CHROMIUM)("dashboard in Chromium", () => {
     ["webhooks", () => "/dashboard/webhooks", "create_transaction"],
     ["delivery", () => `/dashboard/webhooks/deliveries/${seeded.deliveryId}`, null],
     ["deposits", () => "/dashboard/deposits", "deposited"],
+    ["items", () => "/dashboard/items", "Yoga mat"],
+    ["item", () => `/dashboard/items/${seeded.itemId}`, "$30.00"],
+    ["payment-links", () => "/dashboard/payment-links", "Class pass"],
+    ["payment-link", () => `/dashboard/payment-links/${seeded.linkId}`, "$12.00"],
     ["clock", () => "/dashboard/clock", "Sandbox now"],
     ["keys", () => "/dashboard/keys", "sandbox_api_key"],
     ["settings", () => "/dashboard/settings", null],

@@ -38,7 +38,7 @@ export interface OpenedPayment {
  * Payment links: a page the sandbox serves (tinyurl) where anyone with the link pays the merchant;
  * each payment is an invoice and its transaction. Expiry, uses and the active flag decide whether
  * it can be paid, on the merchant's sandbox clock. Vocabulary (docs/architecture.md, "Services"):
- * `get`, `list`, `create`, `update`, `delete`; the domain verbs `activity` (is-active),
+ * `get`, `find`, `list`, `create`, `update`, `delete`; the domain verbs `activity` (is-active),
  * `addSale` (update-stats), `openPayment` and `recordSale` (a payment through its page, in the
  * caller's unit of work); `findHosted` (any merchant's, for its page), `toRecord`.
  */
@@ -77,6 +77,12 @@ export class PaymentLinkService {
 
   async get(merchantId: string, id: string, ex: Executor = this.db): Promise<PaymentLink> {
     return this.toRecord(await this.getRow(ex, merchantId, id));
+  }
+
+  /** The link's record, or undefined when the merchant has no live link with this id. */
+  async find(merchantId: string, id: string, ex: Executor = this.db): Promise<PaymentLink | undefined> {
+    const row = await repo.findLink(ex, merchantId, id);
+    return row && this.toRecord(row);
   }
 
   private async getRow(ex: Executor, merchantId: string, id: string): Promise<PaymentLinkRow> {

@@ -4,7 +4,7 @@
  * settings, advance the clock). Loopback only unless --allow-remote-sandbox; every page is built
  * with the one escaping helper (src/lib/html.ts) and served with a CSP that allows only this
  * origin's scripts and styles. One file per idea: `kit.ts` (what every route shares), the pages
- * (`record-pages.ts`, `outbox-pages.ts`, `account-pages.ts`), the form actions
+ * (`record-pages.ts`, `catalog-pages.ts`, `outbox-pages.ts`, `account-pages.ts`), the form actions
  * (`record-actions.ts`, `account-actions.ts`), `live.ts` and `assets.ts`; the HTML of each page is
  * in ../pages.
  */
@@ -13,6 +13,7 @@ import type { AppDeps } from "../../deps";
 import { accountActions } from "./account-actions";
 import { accountPages } from "./account-pages";
 import { assetRoutes } from "./assets";
+import { catalogPages } from "./catalog-pages";
 import { dashboardKit } from "./kit";
 import { liveRoutes } from "./live";
 import { outboxPages } from "./outbox-pages";
@@ -27,6 +28,7 @@ export function dashboardRoutes(deps: AppDeps) {
   return new Elysia()
     .use(assetRoutes(deps))
     .use(recordPages(kit))
+    .use(catalogPages(kit))
     .use(outboxPages(kit))
     .use(accountPages(kit))
     .use(recordActions(kit))

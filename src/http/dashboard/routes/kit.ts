@@ -42,6 +42,8 @@ const NAV: readonly NavItem[] = [
   { path: "/dashboard/transactions", label: "Transactions" },
   { path: "/dashboard/invoices", label: "Invoices" },
   { path: "/dashboard/customers", label: "Customers" },
+  { path: "/dashboard/items", label: "Items" },
+  { path: "/dashboard/payment-links", label: "Payment links" },
   { path: "/dashboard/emails", label: "E-mails" },
   { path: "/dashboard/sms", label: "SMS" },
   { path: "/dashboard/webhooks", label: "Webhooks" },
