@@ -55,6 +55,7 @@ const RATE_LIMITED = {
 /** What an answer without a description of its own says (the plugin's is "Response for status N"). */
 const STATUS_TEXT: Record<string, string> = {
   "200": "OK",
+  "201": "Created",
   "400": "Malformed JSON",
   "401": "No or unknown credential (`unauthenticated`)",
   "402": "Payment declined",
