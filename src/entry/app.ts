@@ -4,6 +4,7 @@
  */
 import { Elysia } from "elysia";
 import { chargeRoutes } from "../http/routes/charge";
+import { teamRoutes } from "../http/routes/team";
 import { outsidePaymentRoutes } from "../http/routes/invoices-outside";
 import { customerRoutes } from "../http/routes/customers";
 import { dashboardRoutes } from "../http/dashboard/routes";
@@ -74,6 +75,7 @@ export function composeApp(deps: AppDeps) {
     .use(paymentLinkRoutes(deps))
     .use(paymentMethodRoutes(deps))
     .use(selfRoutes(deps))
+    .use(teamRoutes(deps))
     .use(webhookRoutes(deps))
     .use(sandboxRoutes(deps, () => routes, handle))
     .use(dashboardRoutes(deps));

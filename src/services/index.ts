@@ -22,6 +22,7 @@ import type { Mailer } from "./mail/mailer";
 import { ReceiptService } from "./mail/receipts";
 import { InvoiceMail } from "./mail/invoice-mail";
 import { MerchantService } from "./merchants";
+import { EphemeralTokens } from "./ephemeral";
 import { OutcomeService } from "./outcomes";
 import { FaultService } from "./faults";
 import { PaymentMethodService } from "./payment-methods";
@@ -40,6 +41,8 @@ export type SqliteConnection = import("../storage/sqlite/database").SqliteDataba
 
 export interface Services {
   merchants: MerchantService;
+  /** GET /ephemeral's short-lived tokens (the merchants service accepts them as the API key). */
+  ephemeral: EphemeralTokens;
   customers: CustomerService;
   paymentMethods: PaymentMethodService;
   transactions: TransactionService;
@@ -94,7 +97,8 @@ export function databaseSecret(db: Database, name: string): Promise<string> {
 
 export async function createServices(options: ServiceOptions): Promise<Services> {
   const { db, clock, events, mailer } = options;
-  const merchants = new MerchantService(db, clock);
+  const ephemeral = new EphemeralTokens(clock, await databaseSecret(db, "ephemeral_key"));
+  const merchants = new MerchantService(db, clock, ephemeral);
   const customers = new CustomerService(db, clock, events);
   const paymentMethods = new PaymentMethodService(
     db,
@@ -123,6 +127,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const receipts = new ReceiptService({ ...options, services: core });
   return {
     ...core,
+    ephemeral,
     paymentLinks: new PaymentLinkService(db, clock, invoices, paymentMethods, options.publicUrl),
     settlement,
     deposits,

@@ -1,4 +1,5 @@
 import { UniqueViolation, type Database, type Executor } from "../storage/database";
+import { EphemeralExpired, type EphemeralTokens } from "./ephemeral";
 import * as repo from "../storage/repositories/merchants";
 import type { MerchantRow } from "../storage/repositories/merchants";
 import type { MerchantRecord } from "../domain/schemas/records";
@@ -78,6 +79,8 @@ export class MerchantService {
   constructor(
     private readonly db: Database,
     private readonly clock: SandboxClock,
+    /** GET /ephemeral's tokens, accepted where the API key is (./ephemeral.ts). */
+    private readonly ephemeral?: EphemeralTokens,
   ) {}
 
   /** Forgets every cached merchant: each write of this service calls it, and so must a delete elsewhere. */
@@ -332,6 +335,9 @@ export class MerchantService {
     if (!key) throw new ApiError("unauthenticated", "The Authorization header must be: Bearer <api_key>.");
     const merchant = await this.byHash("api_key_hash", key);
     if (merchant) return merchant;
+    const issuedTo = this.ephemeralMerchant(key);
+    const viaEphemeral = issuedTo && (await this.find(issuedTo));
+    if (viaEphemeral) return viaEphemeral;
     if (key === WELL_KNOWN_KEYS.apiKey) throw new ApiError("unauthenticated", MERCHANT_MESSAGES.wellKnownRefused(key));
     if (await this.byHash("web_payments_token_hash", key)) {
       throw new ApiError(
@@ -340,6 +346,16 @@ export class MerchantService {
       );
     }
     throw new ApiError("unauthenticated", "Invalid API key.");
+  }
+
+  /** The merchant an ephemeral token names, or undefined; a 401 saying so once it has expired. */
+  private ephemeralMerchant(key: string): string | undefined {
+    try {
+      return this.ephemeral?.verify(key);
+    } catch (error) {
+      if (error instanceof EphemeralExpired) throw new ApiError("unauthenticated", error.message);
+      throw error;
+    }
   }
 
   /** The merchant of a web payments token in a public URL; 401 when unknown. */

@@ -58,7 +58,7 @@ export function selfRecord(row: MerchantRow): SelfRecord {
       hosted_payments_token: row.web_payments_token,
       options: settings,
       allow_ach: true,
-      allow_credits: false,
+      allow_credits: true,
       allow_terminal: false,
       is_enterprise: false,
       is_payfac: false,
