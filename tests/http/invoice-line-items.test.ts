@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { LINE_ITEM_MESSAGES, lineCents } from "../../src/services/catalog/line-items";
-import { setup, type TestContext } from "../support/app";
+import { ITEM_MESSAGES } from "../../src/services/catalog/items";
+import { setup, tokenize, type TestContext } from "../support/app";
 
 async function item(ctx: TestContext, body: Record<string, unknown>) {
   const res = await ctx.call("POST", "/item", { body: { in_stock: 10, ...body } });
@@ -136,5 +137,64 @@ describe("PUT /invoice/{id} with catalog line items", () => {
     await ctx.call("DELETE", `/item/${soap.id}`);
     const deleted = await ctx.call("PUT", `/invoice/${id}`, { body: { meta: more } });
     expect(deleted.body.errors?.["meta.lineItems.0.id"]).toEqual([LINE_ITEM_MESSAGES.deletedItem(soap.id)]);
+  });
+});
+
+describe("meta.update_inventory: paid invoices take their items out of stock", () => {
+  async function stockedInvoice(ctx: TestContext, itemId: string, quantity: number, updateInventory = true) {
+    const customer = await customerId(ctx);
+    const res = await ctx.call("POST", "/invoice", {
+      body: {
+        customer_id: customer,
+        total: 4 * quantity,
+        meta: { update_inventory: updateInventory, lineItems: [{ id: itemId, quantity }] },
+      },
+    });
+    expect(res.status).toBe(200);
+    return res.body.id as string;
+  }
+  const stock = async (ctx: TestContext, id: string) => (await ctx.call("GET", `/item/${id}`)).body.in_stock;
+
+  test("an approved payment takes the quantities; not enough stock refuses the payment and writes nothing", async () => {
+    const ctx = await setup();
+    const mat = await item(ctx, { item: "Mat", price: 4, in_stock: 3 });
+    const pm = await tokenize(ctx);
+    const names: string[] = [];
+    ctx.deps.events.on((_ex, event) => void names.push(event.name));
+    const first = await stockedInvoice(ctx, mat.id, 2);
+    const paid = await ctx.call("POST", `/invoice/${first}/pay`, { body: { payment_method_id: pm.id } });
+    expect(paid.status).toBe(200);
+    expect(await stock(ctx, mat.id)).toBe(1);
+    expect(names).toContain("update_item");
+    const second = await stockedInvoice(ctx, mat.id, 2);
+    const refused = await ctx.call("POST", `/invoice/${second}/pay`, { body: { payment_method_id: pm.id } });
+    expect([refused.status, refused.body.code, refused.body.item_id]).toEqual([422, "invalid_state", mat.id]);
+    expect(refused.body.message).toBe(ITEM_MESSAGES.outOfStock("Mat", 1, 2));
+    const after = (await ctx.call("GET", `/invoice/${second}`)).body;
+    expect([after.status, after.child_transactions]).toEqual(["DRAFT", []]);
+    expect(await stock(ctx, mat.id)).toBe(1);
+  });
+
+  test("a declined payment or an invoice without the flag takes nothing; a payment link passes the flag on", async () => {
+    const ctx = await setup();
+    const mat = await item(ctx, { item: "Mat", price: 4, in_stock: 3 });
+    const declining = await tokenize(ctx, { card_number: "4012888888881881" });
+    const flagged = await stockedInvoice(ctx, mat.id, 1);
+    expect(
+      (await ctx.call("POST", `/invoice/${flagged}/pay`, { body: { payment_method_id: declining.id } })).status,
+    ).toBe(402);
+    const pm = await tokenize(ctx);
+    const plain = await stockedInvoice(ctx, mat.id, 1, false);
+    expect((await ctx.call("POST", `/invoice/${plain}/pay`, { body: { payment_method_id: pm.id } })).status).toBe(200);
+    expect(await stock(ctx, mat.id)).toBe(3);
+    const link = await ctx.call("POST", "/query/payment-links", {
+      body: { common_name: "Mat", link_meta: { update_inventory: true, lineItems: [{ id: mat.id, quantity: 2 }] } },
+    });
+    const paid = await ctx.call("POST", `/webpayment/${ctx.token}/payment-link/${link.body.body.id}/pay`, {
+      body: { payment_method_id: pm.id, firstname: "Ada", lastname: "Lovelace" },
+      auth: false,
+    });
+    expect([paid.status, paid.body.meta.update_inventory]).toEqual([200, true]);
+    expect(await stock(ctx, mat.id)).toBe(1);
   });
 });

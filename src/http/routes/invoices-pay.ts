@@ -29,10 +29,12 @@ export function payScope(scope: string) {
 /**
  * POST /invoice/{id}/pay and its public twin, as the unit of work of an idempotent route: charges
  * the balance, answers 200 with the invoice or 402 with the declined invoice, and sends the
- * attempt's receipt after the commit (a replay sends none; a mail failure fails nothing).
+ * attempt's receipt after the commit (a replay sends none; a mail failure fails nothing). An
+ * approved payment of an invoice with `meta.update_inventory` takes its catalog items out of stock
+ * (not enough stock undoes the payment: a 422).
  */
 export function payInvoice(deps: AppDeps, request: PayRequest) {
-  const { invoices, receipts } = deps.services;
+  const { invoices, receipts, items } = deps.services;
   return async (tx: Executor) => {
     const {
       invoice,
@@ -43,6 +45,8 @@ export function payInvoice(deps: AppDeps, request: PayRequest) {
       isMerchantPresent: request.isMerchantPresent,
     });
     const record = built ?? (await invoices.toRecord(tx, invoice));
+    // An approved payment of an invoice with meta.update_inventory takes its items out of stock.
+    if (transaction.success === 1) await items.takeStock(tx, request.merchantId, record.meta);
     // The receipt shows the attempt as this unit of work left it: no need to read it again.
     const afterCommit = () =>
       receipts.afterInvoicePayment(request.merchantId, request.invoiceId, { invoice, transaction });

@@ -21,6 +21,8 @@ export const ITEM_MESSAGES = {
   notEnoughStock: (inStock: number, quantity: number) =>
     `Not enough stock: ${inStock} in stock, ${quantity} to take away. The stock never goes below 0.`,
   deleted: "The item was deleted.",
+  outOfStock: (item: string, inStock: number, quantity: number) =>
+    `Not enough stock of "${item}" for this payment: ${inStock} in stock, ${quantity} on the invoice.`,
   metaObject: "The meta must be an object or the JSON text of one.",
   priceInvalid: "The price must be 0 or more, with at most two decimals.",
 } as const;
@@ -172,6 +174,28 @@ export class ItemService {
       }
       return this.emit(tx, merchantId, row.id, "update_item");
     });
+  }
+
+  /**
+   * `meta.update_inventory` (the real member): an invoice paid with it set takes its catalog lines
+   * out of stock, in the payment's unit of work — each stocked item (not a service) by its line's
+   * quantity rounded up to a whole number. Not enough stock is a 422 invalid_state naming the item,
+   * which undoes the whole payment. Emits update_item for each item taken from.
+   */
+  async takeStock(ex: Executor, merchantId: string, meta: Record<string, unknown>): Promise<void> {
+    if (meta.update_inventory !== true || !Array.isArray(meta.lineItems)) return;
+    for (const line of meta.lineItems as Record<string, unknown>[]) {
+      if (typeof line?.id !== "string") continue;
+      const row = await this.findRow(ex, merchantId, line.id);
+      if (!row || row.is_service === 1) continue;
+      const quantity = Math.ceil(Number(line.quantity ?? 1));
+      if (!(quantity > 0)) continue;
+      if (!(await repo.addStock(ex, row.id, -quantity, this.clock.timestamp(merchantId)))) {
+        const now = await this.getRow(ex, merchantId, row.id);
+        throw invalidState(ITEM_MESSAGES.outOfStock(now.item, Number(now.in_stock), quantity), { item_id: row.id });
+      }
+      await this.emit(ex, merchantId, row.id, "update_item");
+    }
   }
 
   private async liveRow(ex: Executor, merchantId: string, id: string): Promise<ItemRow> {

@@ -205,7 +205,7 @@ export class PaymentLinkService {
       assertValid(errors);
     }
     const invoiceMeta: Record<string, unknown> = { payment_link_id: row.id, reference: row.common_name };
-    for (const key of ["memo", "lineItems", "subtotal", "tax", "shippingAmount"]) {
+    for (const key of ["memo", "lineItems", "subtotal", "tax", "shippingAmount", "update_inventory"]) {
       if (meta[key] !== undefined) invoiceMeta[key] = meta[key];
     }
     // The payment method's customer pays: its names and contact are already on file.
