@@ -21,6 +21,9 @@ export const EVENT_NAMES = [
   "delete_item",
   "create_webhook",
   "delete_webhook",
+  "create_scheduled_invoice",
+  "update_scheduled_invoice",
+  "delete_scheduled_invoice",
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

@@ -12,6 +12,7 @@ import { invoiceRoutes } from "../http/routes/invoices";
 import { itemRoutes } from "../http/routes/items";
 import { paymentLinkRoutes } from "../http/routes/payment-links";
 import { publicPaymentLinkRoutes } from "../http/routes/payment-links-public";
+import { invoiceScheduleRoutes } from "../http/routes/invoice-schedules";
 import { publicInvoiceRoutes } from "../http/routes/invoices-public";
 import { receiptRoutes } from "../http/routes/receipts";
 import type { AppDeps } from "../http/deps";
@@ -63,7 +64,9 @@ export function composeApp(deps: AppDeps) {
     .use(payjsRoutes(deps))
     .use(publicInvoiceRoutes(deps))
     .use(publicPaymentLinkRoutes(deps))
-    .use(invoiceRoutes(deps))
+    // The schedules before the invoices (/invoice/schedule is no GET /invoice/{id}), as one plugin:
+    // every .use() here deepens the app's type, and TypeScript gives up past a depth (TS2589).
+    .use(new Elysia().use(invoiceScheduleRoutes(deps)).use(invoiceRoutes(deps)))
     .use(outsidePaymentRoutes(deps))
     .use(receiptRoutes(deps))
     .use(hostedRoutes(deps))

@@ -15,6 +15,13 @@ export type TickListener = (merchantId: string, now: Date) => Promise<unknown> |
  */
 export type PendingMerchants = () => Promise<Iterable<string>> | Iterable<string>;
 
+/**
+ * The earliest time (epoch ms) strictly after `afterMs` at which a job of the merchant falls due,
+ * or null: an advance stops there too, so the job runs at its own sandbox time, in order with the
+ * midnights around it.
+ */
+export type NextStop = (merchantId: string, afterMs: number) => Promise<number | null>;
+
 const DAY_MS = 86_400_000;
 
 /** No sandbox clock goes past this: later, timestamps stop being four-digit years and test cards all expire. */
@@ -31,6 +38,9 @@ export class SandboxClock {
   private readonly offsets = new Map<string, number>();
   private readonly listeners: { run: TickListener; pending?: PendingMerchants }[] = [];
   private readonly secondListeners: (() => void)[] = [];
+  private readonly stops: NextStop[] = [];
+  /** Merchants whose clock reads a fixed time while a job runs (at()). */
+  private readonly pinned = new Map<string, number>();
   /** Job runs of real-time ticks (one per merchant and runner), for tests that bound the tick's cost. */
   visits = 0;
   /** Each merchant's last advance: the sandbox times it jumped from and to, and the real time it happened. */
@@ -61,7 +71,42 @@ export class SandboxClock {
   }
 
   now(merchantId: string): Date {
-    return new Date(this.realNow() + this.offsetMs(merchantId));
+    const pinned = this.pinned.get(merchantId);
+    return new Date(pinned ?? this.realNow() + this.offsetMs(merchantId));
+  }
+
+  /**
+   * Runs `work` with the merchant's clock reading `ms` in this process, so everything the job makes
+   * is stamped with the time it fell due (an invoice schedule's occurrence), not the time it ran:
+   * an advance, the real-time tick and a restart's catch-up stamp it alike. (Not clamped to now:
+   * during an advance a real-time tick reads the stored target and may run a job the advance's
+   * own stops have not reached yet; it is still stamped with its own time.)
+   * @example await clock.at(merchantId, occurrenceMs, () => db.transaction((tx) => makeInvoice(tx)))
+   */
+  async at<T>(merchantId: string, ms: number, work: () => Promise<T>): Promise<T> {
+    const before = this.pinned.get(merchantId);
+    this.pinned.set(merchantId, ms);
+    try {
+      return await work();
+    } finally {
+      if (before === undefined) this.pinned.delete(merchantId);
+      else this.pinned.set(merchantId, before);
+    }
+  }
+
+  /** Registers where advances stop besides midnights (a job runner's due times). */
+  addStops(next: NextStop): void {
+    this.stops.push(next);
+  }
+
+  /** The advance's next stop after `fromMs`: the next midnight UTC, or a job due before it. */
+  private async nextStop(merchantId: string, fromMs: number): Promise<number> {
+    let stop = Math.floor(fromMs / DAY_MS) * DAY_MS + DAY_MS;
+    for (const next of this.stops) {
+      const at = await next(merchantId, fromMs);
+      if (at !== null && at > fromMs && at < stop) stop = at;
+    }
+    return stop;
   }
 
   /** The merchant's now as a record timestamp. */
@@ -76,8 +121,9 @@ export class SandboxClock {
 
   /**
    * Moves the merchant's clock forward (never back) and runs the jobs the time crosses in time
-   * order: the clock stops at each midnight UTC on the way (the settlement boundaries) and the
-   * job runners run there, then at the new now. Returns the new now.
+   * order: the clock stops at each midnight UTC on the way (the settlement boundaries) and at each
+   * time a job falls due (addStops: invoice schedule occurrences), and the job runners run there,
+   * then at the new now. Returns the new now.
    */
   async advance(merchantId: string, ms: number): Promise<Date> {
     // The database is the truth: another process may have moved this clock.
@@ -90,14 +136,15 @@ export class SandboxClock {
       );
     }
     this.jumps.set(merchantId, { fromMs: this.now(merchantId).getTime(), toMs: target, realMs: this.realNow() });
-    const firstMidnight = Math.floor(this.now(merchantId).getTime() / DAY_MS) * DAY_MS + DAY_MS;
+    const start = this.now(merchantId).getTime();
     // The new time is stored first: a job that fails on the way leaves the clock where it was asked
     // to be, and what it did not run is caught up by the next tick (jobs are decided by timestamps).
     await repo.setClockOffset(this.db, merchantId, offset);
     try {
-      for (let midnight = firstMidnight; midnight <= target; midnight += DAY_MS) {
-        this.offsets.set(merchantId, midnight - this.realNow());
+      for (let stop = await this.nextStop(merchantId, start); stop <= target;) {
+        this.offsets.set(merchantId, stop - this.realNow());
         await this.tick(merchantId);
+        stop = await this.nextStop(merchantId, stop);
       }
     } finally {
       this.offsets.set(merchantId, offset);

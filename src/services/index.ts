@@ -18,6 +18,8 @@ import { FixtureService } from "./fixtures";
 import { InvoiceService } from "./invoices";
 import { ItemService } from "./catalog/items";
 import { PaymentLinkService } from "./catalog/payment-links";
+import { InvoiceScheduleService } from "./invoice-schedules";
+import { ScheduleRunner } from "./invoice-schedules/runner";
 import type { Mailer } from "./mail/mailer";
 import { ReceiptService } from "./mail/receipts";
 import { InvoiceMail } from "./mail/invoice-mail";
@@ -57,6 +59,10 @@ export interface Services {
   items: ItemService;
   /** Payment links and their hosted pages' payments. */
   paymentLinks: PaymentLinkService;
+  /** Invoice schedules: their records and changes (GET/POST/PUT/DELETE /invoice/schedule). */
+  invoiceSchedules: InvoiceScheduleService;
+  /** The clock job that runs the schedules' occurrences (an invoice, its e-mail, its charge). */
+  scheduleRunner: ScheduleRunner;
   /** Receipts by e-mail and SMS (after pay(), and the ones a merchant asks for). */
   receipts: ReceiptService;
   /** Invoices sent to their customers by e-mail and SMS, with the hosted pay link. */
@@ -109,13 +115,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   );
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
   const settlement = new Settlement(db, events, transactions);
-  clock.onTick(
-    (merchantId, now) => settlement.run(merchantId, now),
-    () => settlement.pendingMerchants(),
-  );
   const deposits = new DepositService(db, transactions);
   const adjustments = new AdjustmentService(db);
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
+  const invoiceSchedules = new InvoiceScheduleService(db, clock, events, customers, paymentMethods, options.publicUrl);
   const webhooks = new WebhookService(db, clock, events);
   // The webhook outbox: delivery rows are written inside the unit of work of the change.
   events.on(async (ex, event) => {
@@ -125,6 +128,22 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const core = { merchants, customers, paymentMethods, transactions, invoices, webhooks, items };
   const snapshots = new SnapshotService(db, core, clock);
   const receipts = new ReceiptService({ ...options, services: core });
+  const invoiceMail = new InvoiceMail({ ...options, services: core });
+  const scheduleRunner = new ScheduleRunner({
+    ...options,
+    services: { ...core, receipts, invoiceMail, schedules: invoiceSchedules },
+  });
+  // Occurrences first, then settlement: a tick that catches up (a restart) makes the charges the
+  // occurrences owe before it closes the batches they belong to.
+  clock.onTick(
+    (merchantId, now) => scheduleRunner.run(merchantId, now),
+    () => scheduleRunner.pendingMerchants(),
+  );
+  clock.addStops((merchantId, afterMs) => scheduleRunner.nextStop(merchantId, afterMs));
+  clock.onTick(
+    (merchantId, now) => settlement.run(merchantId, now),
+    () => settlement.pendingMerchants(),
+  );
   return {
     ...core,
     ephemeral,
@@ -133,7 +152,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     deposits,
     adjustments,
     receipts,
-    invoiceMail: new InvoiceMail({ ...options, services: core }),
+    invoiceMail,
+    invoiceSchedules,
+    scheduleRunner,
     webhookTargets: new WebhookTargets(options.config),
     dashboard: new DashboardService(db, { ...core, deposits }, mailer),
     sandbox: new SandboxControl(db, core, clock),

@@ -16,6 +16,7 @@ import type { TransactionRow, TransactionService } from "../transactions";
 import type { InvoiceBody, InvoiceRecord, PublicInvoiceBody } from "../../domain/schemas/invoices";
 import { invoiceRecords, SETTLED_STATUSES } from "./records";
 import { defaultInvoiceUrl, dueAtOf, receiptAddress, validateMerchantInvoice, validatePublicInvoice } from "./rules";
+import type { InvoiceValues } from "./rules";
 import { columnsFromTransactions } from "./status";
 import { invoiceColumns, priceCatalogLines, type InvoiceChanges } from "./changes";
 import { recordOutsidePayment, type OutsidePaymentInput } from "./outside-payments";
@@ -25,6 +26,9 @@ export { SETTLED_STATUSES } from "./records";
 export { defaultInvoiceUrl, receiptAddress } from "./rules";
 
 export type Invoice = InvoiceRecord;
+
+/** What an invoice made by a schedule's occurrence is: the merchant's, no one present, paid whole. */
+const SCHEDULED = { isWebpayment: false, isMerchantPresent: false, isPartialPaymentEnabled: false, dueAt: null };
 
 /** An invoice row with the record built from it in the same unit of work (nothing changed since). */
 export interface RowAndRecord {
@@ -220,23 +224,12 @@ export class InvoiceService {
     });
   }
 
-  private async insert(
-    ex: Executor,
-    merchantId: string,
-    v: {
-      customerId: string;
-      paymentMethodId: string | null;
-      totalCents: number;
-      meta: Record<string, unknown>;
-      url: string;
-      sendReceipt: boolean;
-      email: string;
-      isWebpayment: boolean;
-      isMerchantPresent: boolean | null;
-      isPartialPaymentEnabled: boolean;
-      dueAt: string | null;
-    },
-  ): Promise<RowAndRecord> {
+  /** An invoice schedule's occurrence (src/services/invoice-schedules/runner.ts), in its unit of work: create_invoice. */
+  createScheduled(ex: Executor, merchantId: string, v: Omit<InvoiceValues, keyof typeof SCHEDULED>) {
+    return this.insert(ex, merchantId, { ...v, ...SCHEDULED });
+  }
+
+  private async insert(ex: Executor, merchantId: string, v: InvoiceValues): Promise<RowAndRecord> {
     const id = crypto.randomUUID();
     const now = this.clock.timestamp(merchantId);
     await repo.insertInvoice(ex, {
@@ -256,6 +249,7 @@ export class InvoiceService {
       updated_at: now,
       invoice_date_at: now,
       due_at: v.dueAt,
+      schedule_id: v.scheduleId ?? null,
     });
     const row = await this.getRow(ex, merchantId, id);
     const record = await this.toRecord(ex, row);
@@ -389,8 +383,8 @@ export class InvoiceService {
   }
 
   /** Marks the invoice as e-mailed (sent_at) the first time a receipt or invoice e-mail goes out. */
-  async markSent(merchantId: string, id: string): Promise<void> {
-    await repo.markInvoice(this.db, merchantId, id, "sent_at", this.clock.timestamp(merchantId));
+  async markSent(merchantId: string, id: string, ex: Executor = this.db): Promise<void> {
+    await repo.markInvoice(ex, merchantId, id, "sent_at", this.clock.timestamp(merchantId));
   }
 
   /** Marks the invoice as viewed by its customer (the hosted pages). */

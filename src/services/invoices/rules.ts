@@ -106,3 +106,20 @@ export async function validateMerchantInvoice(
   }
   return { errors, meta: priced?.meta ?? ((input.meta ?? {}) as Record<string, unknown>) };
 }
+
+/** What a new invoice is made of (InvoiceService's create, createPublic and createScheduled). */
+export interface InvoiceValues {
+  customerId: string;
+  paymentMethodId: string | null;
+  totalCents: number;
+  meta: Record<string, unknown>;
+  url: string;
+  sendReceipt: boolean;
+  email: string;
+  isWebpayment: boolean;
+  isMerchantPresent: boolean | null;
+  isPartialPaymentEnabled: boolean;
+  dueAt: string | null;
+  /** The invoice schedule that made it. */
+  scheduleId?: string;
+}

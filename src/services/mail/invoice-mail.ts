@@ -13,7 +13,7 @@ import { markInvoice } from "../../storage/repositories/invoices";
 import type { Executor } from "../../storage/database";
 import { SETTLED_STATUSES, type Invoice, type InvoiceRow } from "../invoices";
 import type { MerchantRow } from "../merchants";
-import { SENDER_ADDRESS } from "./mailer";
+import { SENDER_ADDRESS, type OutgoingEmail } from "./mailer";
 import { hostedPayUrl, type ReceiptDeps } from "./receipts";
 
 /** What an invoice message says: who asks, how much is due, what for, and where to pay it. */
@@ -32,28 +32,42 @@ export class InvoiceMail {
     const { invoice, merchant, customer } = await this.context(merchantId, invoiceId);
     const to = invoice.email?.trim() || customer.email;
     if (!to) throw new ValidationFailed({ email: [MESSAGES.required("email")] });
+    await this.deps.mailer.send(this.message(merchant, invoice, to, { cc }));
+    return this.sent(merchantId, invoiceId);
+  }
+
+  /**
+   * The invoice e-mail to `to` (kind `invoice`): the amount due, the memo, the hosted pay link, and
+   * `note` (an invoice schedule says which card it will charge).
+   */
+  message(
+    merchant: MerchantRow,
+    invoice: InvoiceRow,
+    to: string,
+    options: { cc?: readonly string[]; note?: string } = {},
+  ): OutgoingEmail {
     const view = this.view(merchant, invoice);
-    const text = `${view.merchantName} sent you an invoice for ${view.due}.${view.memo ? `\n\n${view.memo}` : ""}\n\nPay it here: ${view.payLink}\n`;
+    const note = options.note ?? "";
+    const text = `${view.merchantName} sent you an invoice for ${view.due}.${view.memo ? `\n\n${view.memo}` : ""}${note ? `\n\n${note}` : ""}\n\nPay it here: ${view.payLink}\n`;
     const body = html`<!doctype html>
       <html>
         <body>
           <p>${view.merchantName} sent you an invoice for <strong>${view.due}</strong>.</p>
-          ${view.memo ? html`<p>${view.memo}</p>` : ""}
+          ${view.memo ? html`<p>${view.memo}</p>` : ""} ${note ? html`<p>${note}</p>` : ""}
           <p><a href="${view.payLink}">Pay the invoice</a></p>
         </body>
       </html>`;
-    await this.deps.mailer.send({
-      merchantId,
+    return {
+      merchantId: merchant.id,
       kind: "invoice",
       from: { name: merchant.name, address: SENDER_ADDRESS },
       to,
-      cc,
+      cc: options.cc ?? [],
       subject: `Invoice from ${merchant.name}: ${view.due} due`,
       text,
       html: body.toString(),
-      invoiceId,
-    });
-    return this.sent(merchantId, invoiceId);
+      invoiceId: invoice.id,
+    };
   }
 
   /** PUT /invoice/{id}/send/sms: to `phone` (else the customer's); `message` goes before the link. */

@@ -130,13 +130,24 @@ export class Mailer {
    * is configured. Its Message-ID is fixed now; its raw MIME is composed when first needed.
    */
   async send(mail: OutgoingEmail): Promise<EmailRow> {
+    const row = await this.store(this.db, mail);
+    this.relayStored(row);
+    return row;
+  }
+
+  /**
+   * Stores the message in the caller's unit of work `ex` (it commits or rolls back with the change
+   * that sent it), dated `createdAt` (default: now). Not relayed yet: call relayStored() with the
+   * row once the unit has committed (a relay left pending by a crash is resumed at start).
+   */
+  async store(ex: Executor, mail: OutgoingEmail, createdAt: string = this.options.now()): Promise<EmailRow> {
     const id = crypto.randomUUID();
     const relay = !this.options.smtpUrl
       ? "off"
       : relayAllows(this.options.smtpAllow ?? [], mail.to)
         ? "pending"
         : "blocked";
-    await repo.insertEmail(this.db, {
+    await repo.insertEmail(ex, {
       id,
       merchant_id: mail.merchantId,
       kind: mail.kind,
@@ -155,11 +166,14 @@ export class Mailer {
       transaction_id: mail.transactionId ?? null,
       relay_status: relay,
       relay_error: relay === "blocked" ? relayBlockedMessage(mail.to) : null,
-      created_at: this.options.now(),
+      created_at: createdAt,
     });
-    const row = (await this.findEmail(mail.merchantId, id))!;
-    if (relay === "pending") this.track(this.relayMessage(row));
-    return row;
+    return (await repo.findMerchantEmail(ex, mail.merchantId, id))!;
+  }
+
+  /** Starts relaying a stored message, when a relay is configured and may send to it. */
+  relayStored(row: EmailRow): void {
+    if (row.relay_status === "pending") this.track(this.relayMessage(row));
   }
 
   /**

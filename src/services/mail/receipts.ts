@@ -6,7 +6,7 @@
  */
 import { parseJson } from "../../lib/json";
 import { safeHref } from "../../lib/html";
-import type { EmailRow } from "./mailer";
+import type { EmailRow, OutgoingEmail } from "./mailer";
 import { SENDER_ADDRESS } from "./mailer";
 import {
   lineItemsOf,
@@ -76,9 +76,14 @@ export class ReceiptService {
   }
 
   /** What a receipt for this transaction (and its invoice, if any) shows. */
-  async view(merchant: MerchantRow, txn: TransactionRow, invoice: InvoiceRow | null): Promise<ReceiptView> {
+  async view(
+    merchant: MerchantRow,
+    txn: TransactionRow,
+    invoice: InvoiceRow | null,
+    ex: Executor = this.deps.db,
+  ): Promise<ReceiptView> {
     const { paymentMethods } = this.deps.services;
-    const pm = await paymentMethods.getRow(this.deps.db, merchant.id, txn.payment_method_id);
+    const pm = await paymentMethods.getRow(ex, merchant.id, txn.payment_method_id);
     const success = txn.success === 1;
     // The invoice's details (line items, memo, ...) when there is one, else the transaction's own meta.
     const meta = parseJson<Record<string, unknown>>(invoice?.meta ?? txn.meta, {});
@@ -115,16 +120,27 @@ export class ReceiptService {
     };
   }
 
-  private async email(
+  private email(
     merchant: MerchantRow,
     to: string,
     view: ReceiptView,
     kind: "receipt" | "receipt_failed" | "transaction_receipt",
     extraCc: readonly string[] = [],
   ): Promise<EmailRow> {
+    return this.deps.mailer.send(this.message(merchant, to, view, kind, extraCc));
+  }
+
+  /** The receipt e-mail of a view, with the merchant's receipt options. */
+  private message(
+    merchant: MerchantRow,
+    to: string,
+    view: ReceiptView,
+    kind: "receipt" | "receipt_failed" | "transaction_receipt",
+    extraCc: readonly string[] = [],
+  ): OutgoingEmail {
     const { receipt_reply_to: replyTo, receipt_cc: merchantCc } = settingsOf(merchant);
     const cc = [...new Set([...merchantCc, ...extraCc])];
-    return this.deps.mailer.send({
+    return {
       merchantId: merchant.id,
       kind,
       from: { name: merchant.name, address: SENDER_ADDRESS },
@@ -137,7 +153,24 @@ export class ReceiptService {
       html: renderHtml(view),
       invoiceId: view.invoiceId,
       transactionId: view.transactionId,
-    });
+    };
+  }
+
+  /**
+   * The receipt of a payment attempt on an invoice, composed in the caller's unit of work `ex` (an
+   * invoice schedule's occurrence stores it with the payment): null when the invoice has no
+   * receipt address, or the attempt was declined and the merchant sends no declined receipts.
+   */
+  async invoicePaymentMessage(
+    ex: Executor,
+    merchant: MerchantRow,
+    invoice: InvoiceRow,
+    txn: TransactionRow,
+  ): Promise<OutgoingEmail | null> {
+    const to = receiptAddress(invoice);
+    if (!to || (txn.success !== 1 && !settingsOf(merchant).receipt_send_declined)) return null;
+    const view = await this.view(merchant, txn, invoice, ex);
+    return this.message(merchant, to, view, view.success ? "receipt" : "receipt_failed");
   }
 
   /**

@@ -105,16 +105,17 @@ export type NewInvoice = Pick<
   | "updated_at"
   | "invoice_date_at"
   | "due_at"
->;
+> & { schedule_id?: string | null };
 
 export async function insertInvoice(ex: Executor, v: NewInvoice): Promise<void> {
   await ex.run(
     sql`INSERT INTO invoices (id, merchant_id, customer_id, payment_method_id, status, total_cents,
           is_partial_payment_enabled, is_webpayment, is_merchant_present, send_receipt, email, meta, url, created_at,
-          updated_at, invoice_date_at, due_at)
+          updated_at, invoice_date_at, due_at, schedule_id)
         VALUES (${v.id}, ${v.merchant_id}, ${v.customer_id}, ${v.payment_method_id}, 'DRAFT', ${v.total_cents},
           ${v.is_partial_payment_enabled}, ${v.is_webpayment}, ${v.is_merchant_present}, ${v.send_receipt}, ${v.email},
-          ${v.meta}, ${v.url}, ${v.created_at}, ${v.updated_at}, ${v.invoice_date_at}, ${v.due_at})`,
+          ${v.meta}, ${v.url}, ${v.created_at}, ${v.updated_at}, ${v.invoice_date_at}, ${v.due_at},
+          ${v.schedule_id ?? null})`,
   );
 }
 

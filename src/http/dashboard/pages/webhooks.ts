@@ -82,6 +82,9 @@ const EVENT_CHOICES = [
   "delete_item",
   "create_webhook",
   "delete_webhook",
+  "create_scheduled_invoice",
+  "update_scheduled_invoice",
+  "delete_scheduled_invoice",
 ];
 
 function eventSelect(id: string, value: string): SafeHtml {

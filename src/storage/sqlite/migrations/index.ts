@@ -21,6 +21,7 @@ import m034 from "./034_outbox_seq.sql" with { type: "text" };
 import m037 from "./037_check_results_and_outcomes.sql" with { type: "text" };
 import m038 from "./038_snapshots.sql" with { type: "text" };
 import m039 from "./039_fixtures.sql" with { type: "text" };
+import m040 from "./040_invoice_schedules.sql" with { type: "text" };
 import m041 from "./041_catalog_and_payment_links.sql" with { type: "text" };
 import m043 from "./043_after_the_charge.sql" with { type: "text" };
 import m045 from "./045_credit_transactions.sql" with { type: "text" };
@@ -45,6 +46,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 37, name: "037_check_results_and_outcomes", sql: m037 },
   { version: 38, name: "038_snapshots", sql: m038 },
   { version: 39, name: "039_fixtures", sql: m039 },
+  { version: 40, name: "040_invoice_schedules", sql: m040 },
   { version: 41, name: "041_catalog_and_payment_links", sql: m041 },
   { version: 43, name: "043_after_the_charge", sql: m043 },
   { version: 45, name: "045_credit_transactions", sql: m045 },
