@@ -54,6 +54,8 @@ export interface InvoiceView {
   meta: Record<string, unknown>;
   url: string;
   payment_attempt_message: string;
+  /** The invoice schedule whose occurrence made it. */
+  schedule_id: string | null;
   created_at: string;
   paid_at: string | null;
 }

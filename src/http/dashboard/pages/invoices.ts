@@ -109,6 +109,12 @@ export function invoicePage(
             >`,
           ],
           ["Last attempt", i.payment_attempt_message],
+          [
+            "Schedule",
+            i.schedule_id
+              ? idLink(`/dashboard/schedules/${encodeURIComponent(i.schedule_id)}`, i.schedule_id, "schedule id")
+              : "—",
+          ],
           ["Created", when(i.created_at)],
           ["Paid at", when(i.paid_at)],
           [

@@ -4,9 +4,9 @@
  * settings, advance the clock). Loopback only unless --allow-remote-sandbox; every page is built
  * with the one escaping helper (src/lib/html.ts) and served with a CSP that allows only this
  * origin's scripts and styles. One file per idea: `kit.ts` (what every route shares), the pages
- * (`record-pages.ts`, `catalog-pages.ts`, `outbox-pages.ts`, `account-pages.ts`), the form actions
- * (`record-actions.ts`, `account-actions.ts`), `live.ts` and `assets.ts`; the HTML of each page is
- * in ../pages.
+ * (`record-pages.ts`, `catalog-pages.ts`, `schedule-pages.ts`, `outbox-pages.ts`,
+ * `account-pages.ts`), the form actions (`record-actions.ts`, `account-actions.ts`), `live.ts` and
+ * `assets.ts`; the HTML of each page is in ../pages.
  */
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
@@ -19,6 +19,7 @@ import { liveRoutes } from "./live";
 import { outboxPages } from "./outbox-pages";
 import { recordActions } from "./record-actions";
 import { recordPages } from "./record-pages";
+import { schedulePages } from "./schedule-pages";
 
 export { DASHBOARD_CSP, MERCHANT_COOKIE } from "./kit";
 export { closeLiveStreams } from "./live";
@@ -29,6 +30,7 @@ export function dashboardRoutes(deps: AppDeps) {
     .use(assetRoutes(deps))
     .use(recordPages(kit))
     .use(catalogPages(kit))
+    .use(schedulePages(kit))
     .use(outboxPages(kit))
     .use(accountPages(kit))
     .use(recordActions(kit))

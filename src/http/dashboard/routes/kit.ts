@@ -41,6 +41,7 @@ const NAV: readonly NavItem[] = [
   { path: "/", label: "Overview" },
   { path: "/dashboard/transactions", label: "Transactions" },
   { path: "/dashboard/invoices", label: "Invoices" },
+  { path: "/dashboard/schedules", label: "Schedules" },
   { path: "/dashboard/customers", label: "Customers" },
   { path: "/dashboard/items", label: "Items" },
   { path: "/dashboard/payment-links", label: "Payment links" },
