@@ -9,6 +9,8 @@ import { openSqlite } from "../../src/storage/sqlite/database";
 import * as customers from "../../src/storage/repositories/customers";
 import * as deposits from "../../src/storage/repositories/deposits";
 import * as emails from "../../src/storage/repositories/emails";
+import * as items from "../../src/storage/repositories/items";
+import * as links from "../../src/storage/repositories/payment-links";
 import * as transactions from "../../src/storage/repositories/transactions";
 import * as webhooks from "../../src/storage/repositories/webhooks";
 
@@ -135,5 +137,18 @@ describe("query plans of the batched loads and the per-record lookups", () => {
     const plan = await planOf(await statementOf((ex) => deposits.settlementCounts(ex, "merchant")));
     expect(plan).toContain("transactions_settled (merchant_id=? AND type=?)");
     expect(plan).not.toContain("transactions_by_customer");
+  });
+
+  test("catalog items and payment links are sought by id, code or the merchant's index, never scanned", async () => {
+    const byId = await planOf(await statementOf((ex) => items.findItem(ex, "merchant", "item")));
+    expect(byId).toContain("USING INDEX sqlite_autoindex_items_1 (id=?)");
+    const batch = await planOf(await statementOf((ex) => items.itemsByIds(ex, "merchant", ids(20))));
+    expect(batch).not.toMatch(/SCAN items\b/);
+    const code = await planOf(await statementOf((ex) => items.findItemByCode(ex, "merchant", "SKU-1")));
+    expect(code).toContain("items_by_code (merchant_id=? AND code=?)");
+    const link = await planOf(await statementOf((ex) => links.lockLink(ex, "merchant", "link")));
+    expect(link).toContain("USING INDEX sqlite_autoindex_payment_links_1 (id=?)");
+    const stock = await planOf(await statementOf((ex) => items.addStock(ex, "item", -1, "2026-11-21 15:40:00")));
+    expect(stock).toContain("(id=?)");
   });
 });
