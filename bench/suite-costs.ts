@@ -23,9 +23,9 @@ export interface Cost {
 }
 
 export interface SuiteCosts {
-  /** startSandbox() as shipped (the prebuilt bundle). */
+  /** startSandbox() as shipped (the prebuilt bundle on the template database). */
   start: Cost;
-  /** The same from the sources, in the same run; start / this, pair by pair. */
+  /** The same from the sources, migrating at start, in the same run; start / this, pair by pair. */
   start_from_sources: Cost & { ratio: number };
   merchant: Cost;
   reset: Cost;
@@ -67,9 +67,9 @@ const selfCpuMs = () => {
 /**
  * startSandbox() to ready (the sandbox started and its default merchant's /self answered, as
  * startSandbox() does), each run a fresh process on a fresh temporary database. Runs alternate
- * between the toolkit as shipped (the prebuilt bundle, when fresh) and
- * the sources (what every start cost before the bundle), so both
- * are measured under the same load; the ratio is taken pair by pair.
+ * between the toolkit as shipped (the prebuilt bundle on the template database, when fresh) and
+ * the sources on a database migrated at start (what every start cost before), so both are
+ * measured under the same load; the ratio is taken pair by pair.
  */
 async function measureStart(runs: number): Promise<{ shipped: Cost; sources: Cost; ratio: number }> {
   const timeOne = async (start: () => Promise<() => Promise<void>>) => {
@@ -212,7 +212,7 @@ export function suiteCostRows(costs: SuiteCosts): [string, string, string, boole
       costs.start.wall_ms <= 250,
     ],
     [
-      "the same from the sources (before the bundle; same run)",
+      "the same from the sources, migrating at start (before; same run)",
       `${show(costs.start_from_sources)} · shipped/sources ${costs.start_from_sources.ratio}`,
       "—",
       null,

@@ -8,7 +8,8 @@
  *
  * Beside it, testing/dist/server: the sandbox the toolkit starts, src/entry/server.ts bundled into
  * one CommonJS file with its bytecode and the browser files built in (as the compiled binary has
- * them), and a manifest of the sources it was built from (packages/testing/src/server-bundle.ts).
+ * them), a migrated empty database to copy, and a manifest of the sources they were built from
+ * (packages/testing/src/server-bundle.ts).
  * Bun loads it without resolving and transpiling each module of src/: startSandbox() is ready in
  * about half the time (`npm run bench`).
  *
@@ -23,9 +24,11 @@ import { buildBrowserFiles, SOURCE_DIRS } from "../src/http/assets/build";
 import {
   SERVER_BUNDLE_FILE,
   SERVER_MANIFEST_FILE,
+  SERVER_TEMPLATE_FILE,
   sha1Of,
   type ServerManifest,
 } from "../packages/testing/src/server-bundle";
+import { openSqlite } from "../src/storage/sqlite/database";
 
 const ROOT = resolve(import.meta.dir, "..");
 export const TESTING_DIST = join(ROOT, "packages", "testing", "dist");
@@ -62,7 +65,10 @@ function filesUnder(dir: string): string[] {
     .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
 }
 
-/** src/entry/server.ts as one CommonJS file with bytecode, and the manifest the toolkit checks it by. */
+/**
+ * src/entry/server.ts as one CommonJS file with bytecode, a migrated empty database, and the
+ * manifest the toolkit checks them by.
+ */
 export async function buildServerBundle(outdir: string): Promise<void> {
   const builtAtMs = Date.now();
   const browserFiles = await buildBrowserFiles(ROOT);
@@ -93,6 +99,8 @@ export async function buildServerBundle(outdir: string): Promise<void> {
     const bytes = readFileSync(join(ROOT, path));
     manifest.files[path.split(sep).join("/")] = { size: bytes.length, sha1: sha1Of(bytes) };
   }
+  // Every migration applied, no rows: the toolkit copies it rather than migrating at each start.
+  await (await openSqlite(join(outdir, SERVER_TEMPLATE_FILE))).close();
   writeFileSync(join(outdir, SERVER_MANIFEST_FILE), JSON.stringify(manifest) + "\n");
 }
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import {
   SERVER_BUNDLE_FILE,
   SERVER_MANIFEST_FILE,
+  SERVER_TEMPLATE_FILE,
   serverFiles,
   sha1Of,
   type ServerManifest,
@@ -46,8 +47,13 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe("serverFiles()", () => {
-  test("runs the bundle while its sources are as they were built", () => {
+  test("runs the bundle while its sources are as they were built, on its template database when it has one", () => {
     expect(serverFiles(root, bundleDir, [])).toEqual({ script: bundle() });
+    writeFileSync(join(bundleDir, SERVER_TEMPLATE_FILE), "");
+    expect(serverFiles(root, bundleDir, [])).toEqual({
+      script: bundle(),
+      template: join(bundleDir, SERVER_TEMPLATE_FILE),
+    });
   });
 
   test("a source file touched after the build but unchanged (a git checkout) keeps the bundle", () => {
@@ -55,7 +61,8 @@ describe("serverFiles()", () => {
     expect(serverFiles(root, bundleDir, []).script).toBe(bundle());
   });
 
-  test("a source edited after the build, even to the same size, runs the sources", () => {
+  test("a source edited after the build, even to the same size, runs the sources on a new database", () => {
+    writeFileSync(join(bundleDir, SERVER_TEMPLATE_FILE), "");
     write("src/lib/money.ts", "export const cents = 200;\n", after);
     expect(serverFiles(root, bundleDir, [])).toEqual({ script: source() });
   });

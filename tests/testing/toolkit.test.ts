@@ -4,7 +4,7 @@
  * helpers against a real sandbox; the test data against the processor's table.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,7 @@ import type { Merchant, Sandbox } from "../../packages/testing/index";
 import { bank, cards, startSandbox } from "../../packages/testing/src/index";
 import { signatureHeader } from "../../packages/webhooks/signing";
 import { buildServerBundle, buildTesting } from "../../scripts/build-testing";
-import { SERVER_BUNDLE_FILE, serverFiles } from "../../packages/testing/src/server-bundle";
+import { SERVER_BUNDLE_FILE, SERVER_TEMPLATE_FILE, serverFiles } from "../../packages/testing/src/server-bundle";
 import { waitFor, waitUntilDown } from "../support/wait";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -182,13 +182,15 @@ describe("startSandbox()", () => {
 });
 
 describe("the prebuilt server (testing/dist/server)", () => {
-  test("is chosen while fresh, starts from any folder and serves its browser files, icon and OpenAPI UI", async () => {
+  test("is chosen while fresh, starts from any folder on its template database and serves its browser files, icon and OpenAPI UI", async () => {
     // Beside packages/testing/dist, not into it (docs-examples.test.ts may be packing that).
     const outdir = join(ROOT, "test-artifacts", "server-bundle", "server");
     await buildServerBundle(outdir);
-    const { script } = serverFiles(ROOT, outdir, []);
+    const { script, template } = serverFiles(ROOT, outdir, []);
     expect(script).toBe(join(outdir, SERVER_BUNDLE_FILE));
+    expect(template).toBe(join(outdir, SERVER_TEMPLATE_FILE));
     const dir = mkdtempSync(join(tmpdir(), "paysandbox-bundle-run-"));
+    copyFileSync(template!, join(dir, "db.sqlite"));
     const child = Bun.spawn(
       [process.execPath, script, "--port", "0", "--db", join(dir, "db.sqlite"), "--ready-json", "--quiet"],
       { cwd: dir, stdout: "pipe", stderr: "inherit" },

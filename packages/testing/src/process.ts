@@ -3,7 +3,7 @@
  * `--ready-json` line: the way the toolkit starts it under Node and under Bun alike.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -109,17 +109,19 @@ export async function spawnSandbox(options: {
   args: readonly string[];
   startTimeoutMs: number;
   log: boolean;
-  /** Run src/entry/server.ts even when the bundle is fresh (the bench's comparison). */
+  /** Run src/entry/server.ts on a new database even when the bundle is fresh (the bench's comparison). */
   fromSources?: boolean;
 }): Promise<ChildSandbox> {
   const bun = bunBinary();
   // The prebuilt bundle when it matches the sources, else the sources themselves.
-  const { script: server } = serverFiles(
+  const { script: server, template } = serverFiles(
     packageRoot(),
     options.fromSources ? undefined : serverBundleDir(),
     options.args,
   );
   const dir = mkdtempSync(join(tmpdir(), "paysandbox-test-"));
+  // Already migrated: the sandbox finds nothing to apply and only adds its default merchant.
+  if (template) copyFileSync(template, join(dir, "sandbox.sqlite"));
   const args = [
     server,
     "--host",

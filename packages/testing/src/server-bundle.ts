@@ -2,17 +2,20 @@
  * The prebuilt server the toolkit starts: src/entry/server.ts bundled into one CommonJS file with
  * its bytecode (testing/dist/server, made by scripts/build-testing.ts, which `npm pack` runs). Bun
  * then loads one file it need not parse instead of resolving and transpiling every TypeScript
- * module of src/, which was most of startSandbox()'s time. The manifest records every source file
- * it was built from; when one differs (an edit in a checkout after the build) or the bundle is
- * missing, the toolkit runs the sources, so it never starts a server older than its code.
+ * module of src/, which was most of startSandbox()'s time. Beside it, a database with every
+ * migration applied and no rows: copied as the sandbox's new database, it spares each start the
+ * migrations. The manifest records every source file both were built from; when one differs (an
+ * edit in a checkout after the build) or the bundle is missing, the toolkit runs the sources on a
+ * new database, so it never starts a server, or a schema, older than its code.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /** The bundle and its manifest, in the folder "server" beside the built toolkit (testing/dist/server). */
 export const SERVER_BUNDLE_FILE = "server.js";
 export const SERVER_MANIFEST_FILE = "manifest.json";
+export const SERVER_TEMPLATE_FILE = "template.sqlite";
 
 export interface ServerManifest {
   /** When the build read its sources (ms since the epoch): a file not modified since is unchanged. */
@@ -48,11 +51,13 @@ export function bundleIsFresh(root: string, manifest: ServerManifest): boolean {
 export interface ServerFiles {
   /** The script Bun runs. */
   script: string;
+  /** The migrated empty database to start from, when the bundle has one. */
+  template?: string;
 }
 
 /**
- * What to run the sandbox from: the bundle in `dir` when it is there and was built from today's
- * sources, else src/entry/server.ts. `--dev`
+ * What to run the sandbox from: the bundle in `dir` (and its template database) when it is there
+ * and was built from today's sources, else src/entry/server.ts on a new database. `--dev`
  * (rebuild browser files on edit) always runs the sources.
  */
 export function serverFiles(root: string, dir: string | undefined, args: readonly string[]): ServerFiles {
@@ -65,5 +70,7 @@ export function serverFiles(root: string, dir: string | undefined, args: readonl
   } catch {
     return source;
   }
-  return bundleIsFresh(root, manifest) ? { script: join(dir, SERVER_BUNDLE_FILE) } : source;
+  if (!bundleIsFresh(root, manifest)) return source;
+  const template = join(dir, SERVER_TEMPLATE_FILE);
+  return { script: join(dir, SERVER_BUNDLE_FILE), ...(existsSync(template) ? { template } : {}) };
 }
