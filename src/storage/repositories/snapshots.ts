@@ -109,32 +109,25 @@ export async function captureSnapshot(
 }
 
 /**
- * Puts the merchant's state back as the snapshot holds it, in a unit of work: every row of the
- * merchant deleted (the reset, which on PostgreSQL locks the merchant first), the snapshot's rows
- * inserted parents first with their ids, timestamps and order numbers, the merchant's settings and
- * clock offset set back (its keys stay). Pending webhook deliveries come back unclaimed, so a
- * dispatcher sends them when due. Answers false, changing nothing, when there is no such snapshot.
+ * Puts the merchant's state back as the snapshot holds it, in a unit of work: the snapshot's rows
+ * with their ids, timestamps and order numbers (on PostgreSQL every row of the merchant deleted, as
+ * the reset does, and the snapshot's inserted parents first; on SQLite table by table, see
+ * restoreFromShadow), the merchant's settings and clock offset set back (its keys stay). Pending
+ * webhook deliveries come back unclaimed, so a dispatcher sends them when due. Answers false,
+ * changing nothing, when there is no such snapshot.
  */
 export async function restoreSnapshot(ex: Executor, merchantId: string, name: string): Promise<boolean> {
   if (!(await findSnapshot(ex, merchantId, name))) return false;
-  await deleteMerchantRows(ex, merchantId);
-  const tables = (await snapshotTables(ex)).reverse();
-  for (const table of tables) {
-    const stored = sql`SELECT rows FROM sandbox_snapshot_rows
-                       WHERE merchant_id = ${merchantId} AND snapshot = ${name} AND table_name = ${table}`;
-    if (ex.dialect === "sqlite") {
-      const shadow = `${SHADOW_PREFIX}${table}`;
-      if (!(await tableExists(ex, shadow))) continue; // the table came after the snapshot: it had no rows then
-      const shadowColumns = new Set(await tableColumns(ex, shadow));
-      const names = (await tableColumns(ex, table))
-        .filter((c) => shadowColumns.has(c))
-        .map((c) => `"${c.replaceAll('"', '""')}"`)
-        .join(", ");
-      await ex.run(
-        sql`INSERT INTO ${quote(table)} (${sql.raw(names)}) SELECT ${sql.raw(names)} FROM ${quote(shadow)}
-            WHERE merchant_id = ${merchantId} AND snapshot = ${name} ORDER BY rowid`,
-      );
-    } else {
+  if (ex.dialect === "sqlite") {
+    // SQLite checks the foreign keys at COMMIT, so the tables may come back in any order.
+    await ex.run(sql`PRAGMA defer_foreign_keys = ON`);
+    // The derived counters follow the transactions' rows by their triggers.
+    for (const table of await snapshotTables(ex)) await restoreFromShadow(ex, table, merchantId, name);
+  } else {
+    await deleteMerchantRows(ex, merchantId);
+    for (const table of (await snapshotTables(ex)).reverse()) {
+      const stored = sql`SELECT rows FROM sandbox_snapshot_rows
+                         WHERE merchant_id = ${merchantId} AND snapshot = ${name} AND table_name = ${table}`;
       // The columns the snapshot has (a column added since takes its default): its first row's keys.
       const keys = await ex.all<{ key: string }>(sql`SELECT json_object_keys((${stored})::json -> 0) AS key`);
       if (keys.length === 0) continue; // no rows
@@ -165,6 +158,99 @@ export async function restoreSnapshot(ex: Executor, merchantId: string, name: st
     sql`UPDATE webhook_deliveries SET claimed_by = NULL WHERE merchant_id = ${merchantId} AND claimed_by IS NOT NULL`,
   );
   return true;
+}
+
+/** A column list, each name quoted, optionally qualified by a table alias. */
+const columnList = (columns: string[], alias?: string): Sql =>
+  sql.raw(columns.map((c) => `${alias ? `${alias}.` : ""}"${c.replaceAll('"', '""')}"`).join(", "));
+
+/**
+ * SQLite: the merchant's rows of `table` as the shadow table holds them for snapshot `name`. When
+ * every row of the snapshot is still there, in the snapshot's order (a test added rows and changed
+ * some: the usual case), only the difference is written: the rows added since are deleted and the
+ * rows changed since set back in place, so they keep their order. Otherwise (a row deleted or made
+ * again since, a column added since, no primary key) every row of the merchant is deleted and the
+ * snapshot's inserted in order. Either way the table ends as the snapshot holds it. An unchanged
+ * table is read, not rewritten: a transaction's row is written with eight indexes, a foreign-key
+ * check per parent and the counters' trigger, twice (deleted, then inserted) for each row.
+ */
+async function restoreFromShadow(ex: Executor, table: string, merchantId: string, name: string): Promise<void> {
+  const shadow = `${SHADOW_PREFIX}${table}`;
+  const [target, copy] = [quote(table), quote(shadow)];
+  if (!(await tableExists(ex, shadow))) {
+    // The table came after the snapshot: it had no rows then.
+    await ex.run(sql`DELETE FROM ${target} WHERE merchant_id = ${merchantId}`);
+    return;
+  }
+  const info = await ex.all<{ name: string; pk: number }>(
+    sql`SELECT name, pk FROM pragma_table_info(${table}) ORDER BY cid`,
+  );
+  const columns = info.map((column) => column.name);
+  const keys = info.filter((column) => column.pk > 0).map((column) => column.name);
+  const others = columns.filter((column) => !keys.includes(column));
+  const copied = new Set(await tableColumns(ex, shadow));
+  const ofSnapshot = sql`merchant_id = ${merchantId} AND snapshot = ${name}`;
+  const found = columns.every((column) => copied.has(column))
+    ? await matchShadow(ex, table, keys, merchantId, name)
+    : undefined;
+  if (!found || found.misplaced > 0) {
+    const names = columnList(columns.filter((column) => copied.has(column)));
+    await ex.run(sql`DELETE FROM ${target} WHERE merchant_id = ${merchantId}`);
+    await ex.run(sql`INSERT INTO ${target} (${names}) SELECT ${names} FROM ${copy} WHERE ${ofSnapshot} ORDER BY rowid`);
+    return;
+  }
+  if (found.present > found.matched) {
+    await ex.run(
+      sql`DELETE FROM ${target} WHERE merchant_id = ${merchantId}
+            AND (${columnList(keys)}) NOT IN (SELECT ${columnList(keys)} FROM ${copy} WHERE ${ofSnapshot})`,
+    );
+  }
+  if (others.length === 0) return;
+  // Row values compare NULLs as equal with IS NOT: only the rows that differ are written.
+  await ex.run(
+    sql`UPDATE ${target} AS t SET (${columnList(others)}) = (${columnList(others, "s")}) FROM ${copy} AS s
+        WHERE s.merchant_id = ${merchantId} AND s.snapshot = ${name} AND t.merchant_id = ${merchantId}
+          AND ${keysMatch(keys)} AND (${columnList(others, "t")}) IS NOT (${columnList(others, "s")})`,
+  );
+}
+
+/** `t.k = s.k` for each key column. */
+const keysMatch = (keys: string[]): Sql =>
+  sql.raw(keys.map((key) => `t."${key.replaceAll('"', '""')}" = s."${key.replaceAll('"', '""')}"`).join(" AND "));
+
+/**
+ * SQLite: the snapshot's rows of `table` matched with the table's by primary key: how many are
+ * missing or out of the snapshot's order (by rowid), how many the table still has, and how many
+ * rows of the merchant it has in all. Undefined when rows cannot be matched (no primary key, or no
+ * rowid to order them by). Only the keys and rowids are read (the columns would double its time).
+ */
+async function matchShadow(
+  ex: Executor,
+  table: string,
+  keys: string[],
+  merchantId: string,
+  name: string,
+): Promise<{ misplaced: number; matched: number; present: number } | undefined> {
+  if (keys.length === 0) return undefined;
+  const withoutRowid = await ex.get(
+    sql`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ${table} AND sql LIKE '%WITHOUT ROWID%'`,
+  );
+  if (withoutRowid) return undefined;
+  const row = await ex.get<{ misplaced: number | null; matched: number; present: number }>(
+    sql`SELECT SUM(at IS NULL OR at < previous) AS misplaced, COUNT(at) AS matched,
+          (SELECT COUNT(*) FROM ${quote(table)} WHERE merchant_id = ${merchantId}) AS present
+        FROM (
+          SELECT t.rowid AS at, LAG(t.rowid) OVER (ORDER BY s.rowid) AS previous
+          FROM ${quote(`${SHADOW_PREFIX}${table}`)} s
+            LEFT JOIN ${quote(table)} t ON t.merchant_id = ${merchantId} AND ${keysMatch(keys)}
+          WHERE s.merchant_id = ${merchantId} AND s.snapshot = ${name}
+        )`,
+  );
+  return {
+    misplaced: Number(row?.misplaced ?? 0),
+    matched: Number(row?.matched ?? 0),
+    present: Number(row?.present ?? 0),
+  };
 }
 
 export function findSnapshot(ex: Executor, merchantId: string, name: string): Promise<SnapshotRow | undefined> {
