@@ -44,7 +44,7 @@ const NAV: readonly NavItem[] = [
   { path: "/dashboard/schedules", label: "Schedules" },
   { path: "/dashboard/customers", label: "Customers" },
   { path: "/dashboard/items", label: "Items" },
-  { path: "/dashboard/payment-links", label: "Payment links" },
+  { path: "/dashboard/payment-links", label: "Links" },
   { path: "/dashboard/emails", label: "E-mails" },
   { path: "/dashboard/sms", label: "SMS" },
   { path: "/dashboard/webhooks", label: "Webhooks" },
