@@ -47,7 +47,8 @@ const META = {
   subtotal: 100,
   tax: 0,
   memo: "Test Memo",
-  lineItems: [{ id: "li-1", item: "Test Item", details: "", quantity: 1, price: "100.00" }],
+  // No id: an id names a catalog item (docs/contract.md, line items from the catalog).
+  lineItems: [{ item: "Test Item", details: "", quantity: 1, price: "100.00" }],
 };
 
 async function customer(ctx: TestContext, email = "grace@example.com") {
@@ -189,6 +190,34 @@ describe("POST /invoice/schedule", () => {
     }
     expect((await ctx.call("GET", "/invoice/schedule")).body.total).toBe(0);
     expect(events).toEqual([]);
+  });
+});
+
+describe("catalog items as a schedule's line items", () => {
+  test("are priced from the catalog; a total that is not theirs, or an unknown item, is a 422 writing nothing", async () => {
+    const ctx = await setup();
+    const who = await customer(ctx);
+    const item = await ctx.call("POST", "/item", { body: { item: "Monthly plan", price: 12.5 } });
+    expect(item.status).toBe(200);
+    const lines = { lineItems: [{ id: item.body.id, quantity: 2 }] };
+    const wrong = await ctx.call("POST", "/invoice/schedule", {
+      body: { rule: RULE, total: 20, customer_id: who.id, meta: lines },
+    });
+    expect([wrong.status, Object.keys(wrong.body.errors)]).toEqual([422, ["total"]]);
+    const unknown = await ctx.call("POST", "/invoice/schedule", {
+      body: { rule: RULE, total: 25, customer_id: who.id, meta: { lineItems: [{ id: "no-such-item" }] } },
+    });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.body.errors)).toContain("meta.lineItems.0.id");
+    expect((await ctx.call("GET", "/invoice/schedule")).body.total).toBe(0);
+    const made = await ctx.call("POST", "/invoice/schedule", {
+      body: { rule: RULE, total: 25, customer_id: who.id, meta: lines },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.meta.lineItems[0]).toMatchObject({ id: item.body.id, item: "Monthly plan", quantity: 2 });
+    const cheaper = await ctx.call("PUT", `/invoice/schedule/${made.body.id}`, { body: { total: 24 } });
+    expect([cheaper.status, Object.keys(cheaper.body.errors)]).toEqual([422, ["total"]]);
+    expect((await ctx.call("GET", `/invoice/schedule/${made.body.id}`)).body.total).toBe(25);
   });
 });
 

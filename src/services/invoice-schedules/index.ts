@@ -28,6 +28,7 @@ import { parseJson } from "../../lib/json";
 import type { CustomerService } from "../customers";
 import type { PaymentMethodService } from "../payment-methods";
 import { defaultInvoiceUrl } from "../invoices";
+import { checkLineItemsTotal, priceLineItems } from "../catalog/line-items";
 import { describeRule, occurrenceFrom, parseRule, SCHEDULE_MESSAGES, storedRule } from "./rules";
 
 export type { InvoiceScheduleRow, ScheduleFilters };
@@ -151,6 +152,9 @@ export class InvoiceScheduleService {
       const rule = parseRule(input.rule, now);
       if ("error" in rule) addError(errors, "rule", rule.error);
       const customerId = await this.checkParties(tx, merchantId, input.customer_id, input.payment_method_id, errors);
+      // Catalog items as line items: priced from the catalog, and the total must be theirs.
+      const priced = await priceLineItems(tx, merchantId, input.meta, errors);
+      if (priced) checkLineItemsTotal(priced, "cents" in total ? total.cents : undefined, errors);
       assertValid(errors);
       const id = crypto.randomUUID();
       const stamp = formatTimestamp(now);
@@ -163,7 +167,7 @@ export class InvoiceScheduleService {
         rule: parsed.text,
         active: 1,
         total_cents: (total as { cents: number }).cents,
-        meta: JSON.stringify(input.meta ?? {}),
+        meta: JSON.stringify(priced?.meta ?? input.meta ?? {}),
         url: input.url?.trim() || defaultInvoiceUrl(this.publicUrl()),
         email_notification: input.email_notification === false ? 0 : 1,
         files: JSON.stringify(input.files ?? []),
@@ -205,8 +209,14 @@ export class InvoiceScheduleService {
         await this.checkParties(tx, merchantId, row.customer_id, input.payment_method_id, errors);
         columns.payment_method_id = input.payment_method_id;
       }
+      const meta = input.meta !== undefined ? input.meta : parseJson<unknown>(row.meta, {});
+      const priced =
+        input.meta !== undefined || input.total !== undefined
+          ? await priceLineItems(tx, merchantId, meta, errors)
+          : undefined;
+      if (priced) checkLineItemsTotal(priced, columns.total_cents ?? Number(row.total_cents), errors);
       assertValid(errors);
-      if (input.meta !== undefined) columns.meta = JSON.stringify(input.meta);
+      if (input.meta !== undefined) columns.meta = JSON.stringify(priced?.meta ?? input.meta);
       if (input.url !== undefined) columns.url = input.url.trim() || defaultInvoiceUrl(this.publicUrl());
       if (input.email_notification !== undefined) columns.email_notification = input.email_notification ? 1 : 0;
       if (input.files !== undefined) columns.files = JSON.stringify(input.files);
