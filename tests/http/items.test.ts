@@ -210,3 +210,21 @@ describe("PUT /item/{id}/increment and /decrement", () => {
     expect(mixed.every((a) => a.status === 200 || a.status === 422)).toBe(true);
   });
 });
+
+describe("snapshots and the reset", () => {
+  test("a snapshot brings items and payment links back as they were; a reset forgets them", async () => {
+    const ctx = await setup();
+    const kept = await item(ctx, { item: "Kept", code: "K" });
+    const link = (await ctx.call("POST", "/query/payment-links", { body: { common_name: "L", amount: 2 } })).body.body;
+    expect((await ctx.call("POST", "/_sandbox/snapshots", { body: { name: "catalog" } })).status).toBe(200);
+    await ctx.call("DELETE", `/item/${kept.id}`);
+    await ctx.call("DELETE", `/query/payment-links/${link.id}`);
+    await item(ctx, { item: "Later", code: "L" });
+    expect((await ctx.call("POST", "/_sandbox/snapshots/catalog/restore")).status).toBe(200);
+    expect((await ctx.call("GET", "/item")).body.data).toEqual([kept]);
+    expect((await ctx.call("GET", `/query/payment-links/${link.id}`)).body.data).toEqual(link);
+    expect((await ctx.call("POST", "/_sandbox/reset")).status).toBe(200);
+    expect((await ctx.call("GET", "/item")).body.total).toBe(0);
+    expect((await ctx.call("GET", "/query/payment-links")).body.data.total).toBe(0);
+  });
+});
