@@ -16,6 +16,20 @@ export interface TestCard {
   brand: CardBrand;
   outcome: Outcome;
   description: string;
+  /** A card its brand updates on the sandbox clock (the account updater): when, and to what. */
+  update?: CardUpdate;
+}
+
+/**
+ * What the card brand's account updater changes on a saved card, and when: at the first midnight
+ * UTC `days` days after the card was saved (its payment method's created_at), on the sandbox clock.
+ */
+export interface CardUpdate {
+  days: number;
+  /** A new expiry: the same month, `expiryYears` years later than the saved one. */
+  expiryYears?: number;
+  /** A new card number ending in these four digits (the brand reissued the card). */
+  lastFour?: string;
 }
 
 export const TEST_CARDS: readonly TestCard[] = [
@@ -46,7 +60,51 @@ export const TEST_CARDS: readonly TestCard[] = [
     description: "Visa, processing error (retryable)",
   },
   ...reasonCards(),
+  ...updatingCards(),
 ];
+
+/** Cards that approve and that their brand updates later on the clock (docs/testing-failures.md, "Card updates"). */
+function updatingCards(): TestCard[] {
+  const cards: [string, CardBrand, CardUpdate, string][] = [
+    [
+      "4000000000007700",
+      "visa",
+      { days: 1, expiryYears: 3 },
+      "Visa, approves; a new expiry (3 years later) 1 day after it is saved",
+    ],
+    [
+      "4000000000007718",
+      "visa",
+      { days: 1, lastFour: "4242" },
+      "Visa, approves; reissued as ...4242 1 day after it is saved",
+    ],
+    [
+      "5200000000007705",
+      "mastercard",
+      { days: 3, expiryYears: 2 },
+      "Mastercard, approves; a new expiry (2 years later) 3 days after it is saved",
+    ],
+    [
+      "5200000000007713",
+      "mastercard",
+      { days: 3, lastFour: "4444" },
+      "Mastercard, approves; reissued as ...4444 3 days after it is saved",
+    ],
+    [
+      "378200000000778",
+      "amex",
+      { days: 7, expiryYears: 4, lastFour: "0005" },
+      "American Express, approves; reissued as ...0005 with a new expiry (4 years later) 7 days after it is saved",
+    ],
+  ];
+  return cards.map(([number, brand, update, description]) => ({
+    number,
+    brand,
+    outcome: "approve",
+    description,
+    update,
+  }));
+}
 
 /**
  * A Visa, a Mastercard and an American Express card for each issuer decline reason, Luhn-valid.
@@ -95,13 +153,49 @@ export interface TestBankAccount {
   account: string;
   outcome: Outcome;
   description: string;
+  /** An account that approves and whose bank returns the payment after it settled. */
+  achReturn?: AchReturn;
+}
+
+/** The ACH return codes the returning test accounts come back with (NACHA's). */
+export const ACH_RETURN_REASONS = {
+  R01: "Insufficient funds",
+  R02: "Account closed",
+  R03: "No account / unable to locate account",
+  R04: "Invalid account number",
+  R10: "Customer advises not authorized",
+  R29: "Corporate customer advises not authorized",
+} as const;
+
+export type AchReturnCode = keyof typeof ACH_RETURN_REASONS;
+
+/**
+ * When a returning account's payment comes back: `businessDays` business days (Mon-Fri) after the
+ * day it settled, at that day's end (0: at its settlement itself, before its deposit pays out).
+ */
+export interface AchReturn {
+  code: AchReturnCode;
+  businessDays: number;
+}
+
+function returning(account: string, code: AchReturnCode, businessDays: number): TestBankAccount {
+  const when =
+    businessDays === 0
+      ? "when it settles, before payout"
+      : `${businessDays} business day${businessDays > 1 ? "s" : ""} after it settles`;
+  return {
+    account,
+    outcome: "approve",
+    description: `Approves, then is returned ${code} (${ACH_RETURN_REASONS[code].toLowerCase()}) ${when}`,
+    achReturn: { code, businessDays },
+  };
 }
 
 export const TEST_BANK = {
   routing: "021000021",
   approvingAccount: "9876543210",
   description:
-    "Routing 021000021 with account 9876543210 approves; the accounts listed return R01-R04; any other account at that routing declines.",
+    "Routing 021000021 with account 9876543210 approves; 1000000001-1000000004 are declined R01-R04 at once; the 20000000xx accounts approve and are returned after settlement; any other account at that routing declines.",
   /** The accounts at the test routing number whose charge the bank returns (ACH return codes). */
   accounts: [
     { account: "9876543210", outcome: "approve", description: "Approves" },
@@ -109,13 +203,26 @@ export const TEST_BANK = {
     { account: "1000000002", outcome: "R02", description: "R02, account closed" },
     { account: "1000000003", outcome: "R03", description: "R03, no account" },
     { account: "1000000004", outcome: "R04", description: "R04, invalid account number" },
+    returning("2000000000", "R01", 0),
+    returning("2000000001", "R01", 2),
+    returning("2000000002", "R02", 3),
+    returning("2000000003", "R03", 1),
+    returning("2000000004", "R04", 1),
+    returning("2000000010", "R10", 5),
+    returning("2000000029", "R29", 4),
   ] as readonly TestBankAccount[],
 } as const;
 
-const BANK_BY_ACCOUNT = new Map(TEST_BANK.accounts.map((entry) => [entry.account, entry.outcome]));
+const BANK_BY_ACCOUNT = new Map(TEST_BANK.accounts.map((entry) => [entry.account, entry]));
 
 /** The outcome of a bank account, or undefined when its routing number is not the test one. */
 export function bankOutcome(routing: string, account: string): Outcome | undefined {
   if (routing !== TEST_BANK.routing) return undefined;
-  return BANK_BY_ACCOUNT.get(account) ?? "decline";
+  return BANK_BY_ACCOUNT.get(account)?.outcome ?? "decline";
+}
+
+/** The return that comes after settlement for a test account, or undefined (most accounts). */
+export function achReturnOf(routing: string, account: string): AchReturn | undefined {
+  if (routing !== TEST_BANK.routing) return undefined;
+  return BANK_BY_ACCOUNT.get(account)?.achReturn;
 }

@@ -3,7 +3,7 @@
  * besides a sale or a refund. A feature calls `record` inside its unit of work with a signed amount
  * and the sandbox time it takes effect; the settlement jobs (./settlement.ts) hand it to the first
  * deposit landing at or after that time. Vocabulary: `record` (the domain verb), `ofTransaction`,
- * `ofDeposits`.
+ * `ofDeposits`, `recent` (the dashboard).
  */
 import type { Database, Executor } from "../storage/database";
 import * as repo from "../storage/repositories/adjustments";
@@ -83,5 +83,10 @@ export class AdjustmentService {
     ex: Executor = this.db,
   ): Promise<Map<string, AdjustmentRow[]>> {
     return repo.adjustmentsOfDeposits(ex, merchantId, depositIds);
+  }
+
+  /** The merchant's newest adjustments, newest first (the dashboard's deposits page). */
+  recent(merchantId: string, limit: number): Promise<AdjustmentRow[]> {
+    return repo.recentAdjustments(this.db, merchantId, limit);
   }
 }

@@ -8,6 +8,7 @@ import { merchantActivity, transactionTotals, type TransactionTotals } from "../
 import { outsidePaymentsOf, type OutsidePaymentRow } from "../storage/repositories/invoice-payments";
 import type { Mailer } from "./mail/mailer";
 import type { DepositService } from "./deposits";
+import type { AdjustmentRow, AdjustmentService } from "./adjustments";
 import type { DepositRow } from "./settlement";
 import { pageRequest, type Listing, type PageRequest } from "../domain/pagination";
 import type { CustomerService } from "./customers";
@@ -129,6 +130,7 @@ export class DashboardService {
       invoices: InvoiceService;
       webhooks: WebhookService;
       deposits: DepositService;
+      adjustments: AdjustmentService;
     },
     private readonly mailer: Mailer,
   ) {}
@@ -196,6 +198,16 @@ export class DashboardService {
   /** Every settlement batch, pending deposits included, newest first. */
   deposits(merchantId: string, page: PageRequest): Promise<Listing<DepositView>> {
     return this.services.deposits.listWithPending(merchantId, page);
+  }
+
+  /** The newest deposit adjustments (ACH returns and fees, disputes), newest first. */
+  adjustments(merchantId: string, limit = DASHBOARD_PER_PAGE): Promise<AdjustmentRow[]> {
+    return this.services.adjustments.recent(merchantId, limit);
+  }
+
+  /** The adjustments concerning one transaction, oldest first. */
+  adjustmentsOf(merchantId: string, transactionId: string): Promise<AdjustmentRow[]> {
+    return this.services.adjustments.ofTransaction(merchantId, transactionId);
   }
 
   invoices(merchantId: string, page: PageRequest, filters: InvoiceFilters = {}): Promise<Listing<InvoiceView>> {

@@ -11,6 +11,9 @@ import type { EventBus } from "../domain/events";
 import type { Config } from "../lib/config";
 import type { Logger } from "../lib/logger";
 import { AdjustmentService } from "./adjustments";
+import { AchReturns } from "./ach-returns";
+import { CardUpdates } from "./card-updates";
+import { StatementService } from "./statements";
 import { CustomerService } from "./customers";
 import { DashboardService } from "./dashboard";
 import { DepositService } from "./deposits";
@@ -54,6 +57,10 @@ export interface Services {
   deposits: DepositService;
   /** Deposit adjustments: money moved besides sales and refunds, picked up by the next deposit. */
   adjustments: AdjustmentService;
+  /** ACH returns of the returning test accounts (a settlement step). */
+  achReturns: AchReturns;
+  /** The statement reports (GET /query/statement/v3/adjustments, ach-rejects). */
+  statements: StatementService;
   invoices: InvoiceService;
   /** The catalog: items and their stock. */
   items: ItemService;
@@ -115,8 +122,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   );
   const transactions = new TransactionService(db, clock, events, customers, paymentMethods);
   const settlement = new Settlement(db, events, transactions);
-  const deposits = new DepositService(db, transactions);
   const adjustments = new AdjustmentService(db);
+  const achReturns = new AchReturns(db, events, transactions, adjustments);
+  settlement.addStep(achReturns);
+  settlement.addStep(new CardUpdates(db, events, paymentMethods));
+  const deposits = new DepositService(db, transactions);
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
   const invoiceSchedules = new InvoiceScheduleService(db, clock, events, customers, paymentMethods, options.publicUrl);
   const webhooks = new WebhookService(db, clock, events);
@@ -151,12 +161,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     settlement,
     deposits,
     adjustments,
+    achReturns,
+    statements: new StatementService(db, achReturns),
     receipts,
     invoiceMail,
     invoiceSchedules,
     scheduleRunner,
     webhookTargets: new WebhookTargets(options.config),
-    dashboard: new DashboardService(db, { ...core, deposits }, mailer),
+    dashboard: new DashboardService(db, { ...core, deposits, adjustments }, mailer),
     sandbox: new SandboxControl(db, core, clock),
     outcomes: new OutcomeService(db, clock),
     snapshots,

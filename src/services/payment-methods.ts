@@ -16,7 +16,8 @@ import {
   validateTokenizeInput,
   type FieldErrors,
 } from "../../packages/rules/validation";
-import { bankOutcome, findTestCard, type Outcome } from "../../packages/rules/test-data";
+import { formatTimestamp } from "../domain/time";
+import { achReturnOf, bankOutcome, findTestCard, type Outcome } from "../../packages/rules/test-data";
 import { cvvCheck } from "../../packages/rules/checks";
 import { customerRecord, type CustomerInput, type CustomerRow, type CustomerService } from "./customers";
 import { ApiError, assertValid, invalidState, notFound } from "../domain/errors";
@@ -282,6 +283,7 @@ export class PaymentMethodService {
       cvv_result: isCard ? cvvCheck(input.card_cvv) : null,
       fingerprint,
       outcome,
+      ...laterEvents(input, digits, now),
       created_at: timestamp,
       updated_at: timestamp,
     });
@@ -298,6 +300,31 @@ export class PaymentMethodService {
     return record;
   }
 }
+
+/**
+ * What a documented test card or account does later on the clock (packages/rules/test-data.ts):
+ * a returning account's ACH return code and days; a card's update, due at the first midnight
+ * `days` days after now, and what it changes to. Only the last four digits of a new number are kept.
+ */
+function laterEvents(input: TokenizeInput, digits: string, now: Date) {
+  const none = { ach_return_code: null, ach_return_days: null, card_update_at: null, card_update: null };
+  if (input.method !== "card") {
+    const achReturn = achReturnOf(input.bank_routing!, digits);
+    return achReturn ? { ...none, ach_return_code: achReturn.code, ach_return_days: achReturn.businessDays } : none;
+  }
+  const update = findTestCard(digits)?.update;
+  if (!update) return none;
+  const exp = input.card_exp!;
+  const year = (Number(exp.slice(2)) + (update.expiryYears ?? 0)) % 100;
+  const change = {
+    card_exp: update.expiryYears ? `${exp.slice(0, 2)}${String(year).padStart(2, "0")}` : exp,
+    card_last_four: update.lastFour ?? digits.slice(-4),
+  };
+  const at = (Math.floor(now.getTime() / DAY_MS) + update.days) * DAY_MS;
+  return { ...none, card_update_at: formatTimestamp(new Date(at)), card_update: JSON.stringify(change) };
+}
+
+const DAY_MS = 86_400_000;
 
 /** The payment method record: everything but the number, which the sandbox never keeps. */
 export function paymentMethodRecord(row: PaymentMethodRow, customer: CustomerRow): PaymentMethod {

@@ -108,6 +108,7 @@ describe("decline reasons", () => {
       decline_code: "lost_card",
       message: DECLINE_REASONS.lost_card.message,
       retryable: false,
+      update: null,
     });
     expect(res.body.cards[0]).toMatchObject({ number: CARD.card_number, outcome: "approve", decline_code: null });
     expect(res.body.bank).toMatchObject({ routing: TEST_BANK.routing, approvingAccount: TEST_BANK.approvingAccount });
@@ -117,6 +118,8 @@ describe("decline reasons", () => {
       "R02",
       "R03",
       "R04",
+      // The accounts returned after settlement approve at charge (tests/http/ach-returns.test.ts).
+      ...Array(7).fill("approve"),
     ]);
     expect(res.body.reasons.map((reason: { code: string }) => reason.code)).toEqual([...DECLINE_CODES]);
   });

@@ -3,11 +3,11 @@ import { authorize, BANK_DECLINE_MESSAGE, DECLINE_MESSAGES } from "../../src/dom
 import { bankOutcome, findTestCard, TEST_CARDS } from "../../packages/rules/test-data";
 
 describe("simulated processor", () => {
-  test("each brand has one approving and one declining card", () => {
+  test("each brand has one approving and one declining card (besides the cards its brand updates later)", () => {
     for (const brand of ["visa", "mastercard", "amex", "discover", "jcb", "diners"]) {
-      const outcomes = TEST_CARDS.filter((c) => c.brand === brand && ["approve", "decline"].includes(c.outcome)).map(
-        (c) => c.outcome,
-      );
+      const outcomes = TEST_CARDS.filter(
+        (c) => c.brand === brand && !c.update && ["approve", "decline"].includes(c.outcome),
+      ).map((c) => c.outcome);
       expect(outcomes.sort()).toEqual(["approve", "decline"]);
     }
   });

@@ -5,6 +5,7 @@ import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody } from "../../domain/schemas/records";
 import { DepositDetailPage, DepositDetailQuery, DepositPage, DepositQuery } from "../../domain/schemas/deposits";
+import { statementRoutes } from "./statements";
 
 const RULES =
   "Card sales and refunds batch at each midnight UTC and deposit the next day; ACH settles after the merchant's `ach_settlement_days` business days and deposits at once. Fees per sale: card 2.9% + 0.30, ACH 0.8% capped at 5.00, each rounded half up to the cent; refunds carry no fee and do not return the sale's. net = gross − refunds − fees.";
@@ -48,5 +49,6 @@ export function depositRoutes(deps: AppDeps) {
           description: `With batch_id: that batch (pending or landed) with its \`deposit\`. Without: startDate and/or endDate, the transactions of every deposit GET /query/deposit lists for that range. Each row is the transaction with its fee, net and the deposit-detail fields (batch_id, display_batch_id, batched_at, transaction_id, fees, card_type, customer_*). The items' net add up to the deposit's net. ${RULES}`,
         },
       },
-    );
+    )
+    .use(statementRoutes(deps));
 }

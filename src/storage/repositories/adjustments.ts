@@ -163,3 +163,11 @@ export async function adjustmentsByIds(
   );
   return new Map(rows.map((row) => [row.id, row] as const));
 }
+
+/** The merchant's newest adjustments (the dashboard). */
+export function recentAdjustments(ex: Executor, merchantId: string, limit: number): Promise<AdjustmentRow[]> {
+  return ex.all(
+    sql`SELECT * FROM deposit_adjustments WHERE merchant_id = ${merchantId}
+        ORDER BY effective_at DESC, ${insertionOrder(ex)} DESC LIMIT ${limit}`,
+  );
+}

@@ -3,10 +3,12 @@
  */
 import type { DepositView } from "../../../services/dashboard";
 import type { Page } from "../../page";
+import type { AdjustmentRow } from "../../../services/adjustments";
+import { adjustmentsTable } from "./adjustments";
 import { html, queryString, type Renderable } from "../../../lib/html";
 import { badge, emptyState, idText, money, pager, when } from "../layout";
 
-export function depositsPage(page: Page<DepositView>): Renderable {
+export function depositsPage(page: Page<DepositView>, adjustments: readonly AdjustmentRow[]): Renderable {
   return html`<h1>Deposits</h1>
     <p class="muted">
       Card transactions batch when the sandbox clock crosses midnight UTC and deposit the next day; ACH settles after
@@ -27,6 +29,7 @@ export function depositsPage(page: Page<DepositView>): Renderable {
                 <th class="num">Gross</th>
                 <th class="num">Refunds</th>
                 <th class="num">Fees</th>
+                <th class="num">Adjustments</th>
                 <th class="num">Net</th>
               </tr>
             </thead>
@@ -48,11 +51,18 @@ export function depositsPage(page: Page<DepositView>): Renderable {
                     <td class="num">${money(d.gross_cents, "cents")}</td>
                     <td class="num">${money(d.refunds_cents, "cents")}</td>
                     <td class="num">${money(d.fees_cents, "cents")}</td>
+                    <td class="num">${money(Number(d.adjustments_cents), "cents")}</td>
                     <td class="num">${money(d.net_cents, "cents")}</td>
                   </tr>`,
               )}
             </tbody>
           </table>`
     }
-    ${pager("/dashboard/deposits", page, {})}`;
+    ${pager("/dashboard/deposits", page, {})}
+    <h2>Adjustments</h2>
+    <p class="muted">
+      Money moved besides sales and refunds (ACH returns and their fees, disputes), each taken by the first deposit
+      landing at or after it (docs/settlement.md).
+    </p>
+    ${adjustmentsTable(adjustments, true, "No adjustments: no ACH return or dispute has moved money yet.")}`;
 }

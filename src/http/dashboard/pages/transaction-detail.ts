@@ -5,6 +5,8 @@
  */
 import type { Transaction } from "../../../services/transactions";
 import type { FiredFault } from "../../../services/faults";
+import type { AdjustmentRow } from "../../../services/adjustments";
+import { adjustmentsTable } from "./adjustments";
 import { DECLINE_REASONS, isDeclineCode } from "../../../../packages/rules/declines";
 import { html, type Renderable, type SafeHtml } from "../../../lib/html";
 import { badge, copyable, emptyState, fields, idText, money, when } from "../layout";
@@ -21,6 +23,8 @@ export interface TransactionExtras {
   emails: Renderable;
   /** Faults (POST /_sandbox/faults) that fired on the request that made this transaction. */
   faults: readonly FiredFault[];
+  /** The deposit adjustments concerning it (an ACH return and its fee, a dispute), oldest first. */
+  adjustments: readonly AdjustmentRow[];
 }
 
 const RESULT_WORDS: Record<string, string> = {
@@ -280,6 +284,12 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
               )}
             </tbody>
           </table>`
+    }
+    ${
+      extras.adjustments.length
+        ? html`<h2>Returns and adjustments</h2>
+            ${adjustmentsTable(extras.adjustments, false, "")}`
+        : ""
     }
     ${faultsSection(extras.faults)}
     <h2>E-mails</h2>

@@ -116,6 +116,7 @@ export function recordPages(kit: DashboardKit) {
             deliveries: deliveriesTable(deliveries, `/dashboard/transactions/${encodeURIComponent(transaction.id)}`),
             emails: emailSummaryTable(emails),
             faults: deps.services.faults.firedFor(merchant.id, transaction.id),
+            adjustments: await service.adjustmentsOf(merchant.id, transaction.id),
           }),
         });
       },
@@ -219,7 +220,10 @@ export function recordPages(kit: DashboardKit) {
       async ({ merchant, query, request }) =>
         respond(merchant, "/dashboard/deposits", request, {
           title: "Deposits",
-          body: depositsPage(await dashboardList(query.page, request, (page) => service.deposits(merchant.id, page))),
+          body: depositsPage(
+            await dashboardList(query.page, request, (page) => service.deposits(merchant.id, page)),
+            await service.adjustments(merchant.id),
+          ),
         }),
       { query: t.Object({ page: t.Optional(t.Integer({ minimum: 1, maximum: 100000 })) }) },
     );

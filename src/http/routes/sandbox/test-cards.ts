@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { TEST_BANK, TEST_CARDS, type Outcome } from "../../../../packages/rules/test-data";
+import { ACH_RETURN_REASONS, TEST_BANK, TEST_CARDS, type Outcome } from "../../../../packages/rules/test-data";
 import { DECLINE_CODES, DECLINE_REASONS } from "../../../../packages/rules/declines";
 import type { AppDeps } from "../../deps";
 import { ErrorBody, Nullable } from "../../../domain/schemas/records";
@@ -12,8 +12,38 @@ const Result = {
   message: Nullable(t.String({ description: "The processor's message on the declined transaction" })),
   retryable: t.Boolean({ description: "Whether a retry of the declined charge may succeed" }),
 };
-const TestCard = t.Object({ number: t.String(), brand: t.String(), ...Result, description: t.String() });
-const TestAccount = t.Object({ routing: t.String(), account: t.String(), ...Result, description: t.String() });
+const CardUpdate = t.Object(
+  {
+    days: t.Number({ description: "At the first midnight UTC this many days after the card is saved (sandbox clock)" }),
+    expiry_years: Nullable(t.Number({ description: "The new expiry: the same month, this many years later" })),
+    last_four: Nullable(t.String({ description: "The last four digits of the reissued card" })),
+  },
+  { description: "What the brand's account updater changes on the saved card, and when (null: nothing)" },
+);
+const AchReturn = t.Object(
+  {
+    code: t.String({ description: "The ACH return code: R01, R02, R03, R04, R10, R29" }),
+    reason: t.String(),
+    business_days: t.Number({
+      description: "Returned when this business day after the settlement day ends (0: at settlement, before payout)",
+    }),
+  },
+  { description: "An account that approves and is returned after settlement (null: never returned)" },
+);
+const TestCard = t.Object({
+  number: t.String(),
+  brand: t.String(),
+  ...Result,
+  description: t.String(),
+  update: Nullable(CardUpdate),
+});
+const TestAccount = t.Object({
+  routing: t.String(),
+  account: t.String(),
+  ...Result,
+  description: t.String(),
+  ach_return: Nullable(AchReturn),
+});
 const Reason = t.Object({
   code: t.String(),
   message: t.String(),
@@ -31,7 +61,13 @@ function result(outcome: Outcome) {
 /** The body of GET /_sandbox/test-cards: built once, it never changes. */
 function listing() {
   return {
-    cards: TEST_CARDS.map((card) => ({ ...card, ...result(card.outcome) })),
+    cards: TEST_CARDS.map(({ update, ...card }) => ({
+      ...card,
+      ...result(card.outcome),
+      update: update
+        ? { days: update.days, expiry_years: update.expiryYears ?? null, last_four: update.lastFour ?? null }
+        : null,
+    })),
     bank: {
       routing: TEST_BANK.routing,
       approvingAccount: TEST_BANK.approvingAccount,
@@ -41,6 +77,13 @@ function listing() {
         account: entry.account,
         ...result(entry.outcome),
         description: entry.description,
+        ach_return: entry.achReturn
+          ? {
+              code: entry.achReturn.code,
+              reason: ACH_RETURN_REASONS[entry.achReturn.code],
+              business_days: entry.achReturn.businessDays,
+            }
+          : null,
       })),
     },
     reasons: DECLINE_CODES.map((code) => ({ code, ...DECLINE_REASONS[code] })),
