@@ -23,18 +23,22 @@ export interface ReturningCharge {
   days: number;
 }
 
-/** The bank charges of the ACH batch closed at `settledAt` whose account returns, not yet scheduled. */
+/** The bank charges of the ACH batch closed (and landed: ACH deposits land at once) at `settledAt` whose account returns, not yet scheduled. */
 export async function returningCharges(
   ex: Executor,
   merchantId: string,
   settledAt: string,
 ): Promise<ReturningCharge[]> {
   const rows = await ex.all<ReturningCharge>(
+    // SQLite's planner, without statistics, would walk every settled charge of the merchant: the
+    // CROSS JOIN and the index keep it on the batch (one deposit, then its rows by batch id). On
+    // PostgreSQL it is the same inner join.
     sql`SELECT t.id AS id, pm.ach_return_code AS code, pm.ach_return_days AS days
         FROM deposits d
-        JOIN transactions t ON t.batch_id = d.batch_id AND t.merchant_id = d.merchant_id
+        CROSS JOIN transactions t ${sql.raw(ex.dialect === "sqlite" ? "INDEXED BY transactions_by_batch" : "")}
         JOIN payment_methods pm ON pm.id = t.payment_method_id
-        WHERE d.merchant_id = ${merchantId} AND d.method = 'bank' AND d.settled_at = ${settledAt}
+        WHERE d.merchant_id = ${merchantId} AND d.method = 'bank' AND d.deposit_at = ${settledAt}
+          AND d.settled_at = ${settledAt} AND t.batch_id = d.batch_id AND t.merchant_id = d.merchant_id
           AND t.type = 'charge' AND pm.ach_return_code IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM ach_returns r WHERE r.transaction_id = t.id)
         ORDER BY t.created_at, ${insertionOrder(ex, "t")}`,

@@ -103,8 +103,10 @@ export function adjustmentsOfTransaction(
   merchantId: string,
   transactionId: string,
 ): Promise<AdjustmentRow[]> {
+  // SQLite's planner, without statistics, would walk the merchant's adjustments in time order.
+  const index = sql.raw(ex.dialect === "sqlite" ? "INDEXED BY deposit_adjustments_by_transaction" : "");
   return ex.all(
-    sql`SELECT * FROM deposit_adjustments WHERE transaction_id = ${transactionId} AND merchant_id = ${merchantId}
+    sql`SELECT * FROM deposit_adjustments ${index} WHERE transaction_id = ${transactionId} AND merchant_id = ${merchantId}
         ORDER BY effective_at, ${insertionOrder(ex)}`,
   );
 }
