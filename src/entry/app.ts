@@ -4,7 +4,7 @@
  */
 import { Elysia } from "elysia";
 import { chargeRoutes } from "../http/routes/charge";
-import { teamRoutes } from "../http/routes/team";
+import { accountRoutes } from "../http/routes/account";
 import { outsidePaymentRoutes } from "../http/routes/invoices-outside";
 import { customerRoutes } from "../http/routes/customers";
 import { dashboardRoutes } from "../http/dashboard/routes";
@@ -23,7 +23,6 @@ import { openapiRoutes } from "../http/openapi/ui";
 import { paymentMethodRoutes } from "../http/routes/payment-methods";
 import { payjsRoutes } from "../http/payjs/routes";
 import { sandboxRoutes } from "../http/routes/sandbox";
-import { selfRoutes } from "../http/routes/self";
 import { transactionRoutes } from "../http/routes/transactions";
 import { webpaymentRoutes } from "../http/routes/webpayment";
 import { webhookRoutes } from "../http/routes/webhooks";
@@ -77,8 +76,7 @@ export function composeApp(deps: AppDeps) {
     .use(itemRoutes(deps))
     .use(paymentLinkRoutes(deps))
     .use(paymentMethodRoutes(deps))
-    .use(selfRoutes(deps))
-    .use(teamRoutes(deps))
+    .use(accountRoutes(deps))
     .use(webhookRoutes(deps))
     .use(sandboxRoutes(deps, () => routes, handle))
     .use(dashboardRoutes(deps));

@@ -28,6 +28,7 @@ import { ReceiptService } from "./mail/receipts";
 import { InvoiceMail } from "./mail/invoice-mail";
 import { MerchantService } from "./merchants";
 import { EphemeralTokens } from "./ephemeral";
+import { ReportService } from "./reports";
 import { OutcomeService } from "./outcomes";
 import { FaultService } from "./faults";
 import { PaymentMethodService } from "./payment-methods";
@@ -48,6 +49,8 @@ export interface Services {
   merchants: MerchantService;
   /** GET /ephemeral's short-lived tokens (the merchants service accepts them as the API key). */
   ephemeral: EphemeralTokens;
+  /** The statement reports and the team summary (GET /query/statement/v3/…, /query/statistics/teamSummary). */
+  reports: ReportService;
   customers: CustomerService;
   paymentMethods: PaymentMethodService;
   transactions: TransactionService;
@@ -157,6 +160,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   return {
     ...core,
     ephemeral,
+    reports: new ReportService(db),
     paymentLinks: new PaymentLinkService(db, clock, invoices, paymentMethods, options.publicUrl),
     settlement,
     deposits,

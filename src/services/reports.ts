@@ -1,0 +1,112 @@
+/**
+ * The statement reports and the team summary of the real service, computed from what is stored.
+ * Dates are the sandbox clock's (UTC days of `created_at`); a range is startDate to endDate, both
+ * inclusive. A sale is a successful, unvoided charge or capture (a pre_auth counts when captured).
+ * Fees are the simulated processor's (src/domain/fees.ts), whether the sale has settled yet or not.
+ * The sandbox's payments are card-not-present (`is_card_present` 0) and its cards credit cards.
+ */
+import type { Database } from "../storage/database";
+import { salesBetween, teamCounts, type SaleRow, type TeamCounts } from "../storage/repositories/reports";
+import { CARD_FEE_FIXED_CENTS, CARD_FEE_PER_MILLE, feeCents } from "../domain/fees";
+import { centsToNumber } from "../domain/money";
+
+export interface DateRange {
+  startDate: string;
+  endDate: string;
+}
+
+const BIN_TYPE = "CREDIT";
+const sumOf = (rows: readonly SaleRow[]) => rows.reduce((sum, row) => sum + row.total_cents, 0);
+const feesOf = (rows: readonly SaleRow[]) =>
+  rows.reduce((sum, r) => sum + feeCents(r.method, "charge", r.total_cents), 0);
+
+/** Rows grouped by a key, in first-seen order. */
+function groupBy<K>(rows: readonly SaleRow[], key: (row: SaleRow) => K): Map<K, SaleRow[]> {
+  const groups = new Map<K, SaleRow[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = groups.get(k);
+    if (list) list.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}
+
+export class ReportService {
+  constructor(private readonly db: Database) {}
+
+  private sales(merchantId: string, range: DateRange): Promise<SaleRow[]> {
+    return salesBetween(this.db, merchantId, `${range.startDate} 00:00:00`, `${range.endDate} 23:59:59`);
+  }
+
+  /** GET /query/statement/v3/daily-sales: sales and fees per day with a sale, and their sums. */
+  async dailySales(merchantId: string, range: DateRange) {
+    const days = groupBy(await this.sales(merchantId, range), (row) => row.created_at.slice(0, 10));
+    const data = [...days].map(([date, rows]) => ({
+      date,
+      sales_total: centsToNumber(sumOf(rows)),
+      surcharge_total: 0,
+      fees_total: centsToNumber(feesOf(rows)),
+    }));
+    const all = [...days.values()].flat();
+    return {
+      data,
+      summary: { sales_total: centsToNumber(sumOf(all)), surcharge_total: 0, fees_total: centsToNumber(feesOf(all)) },
+    };
+  }
+
+  /** GET /query/statement/v3/volumes/card-processing: sales by payment method, by kind, by card brand. */
+  async cardProcessing(merchantId: string, range: DateRange) {
+    const rows = await this.sales(merchantId, range);
+    const byMethod = groupBy(rows, (row) => row.method);
+    const cards = rows.filter((row) => row.method === "card");
+    return {
+      data: {
+        groupByPaymentMethod: [...byMethod].map(([method, group]) => ({
+          method,
+          bin_type: method === "card" ? BIN_TYPE : null,
+          total_amt: centsToNumber(sumOf(group)),
+        })),
+        groupByTransactionType: [...byMethod].map(([method, group]) => ({
+          method,
+          is_card_present: 0,
+          total_amt: centsToNumber(sumOf(group)),
+        })),
+        groupByCardBrand: [...groupBy(cards, (row) => row.card_type ?? "unknown")].map(([card_type, group]) => ({
+          card_type,
+          total_amt: centsToNumber(sumOf(group)),
+        })),
+      },
+    };
+  }
+
+  /** GET /query/statement/v3/volumes/card-type: card sales and their fees per brand, and the sums. */
+  async cardType(merchantId: string, range: DateRange) {
+    const cards = (await this.sales(merchantId, range)).filter((row) => row.method === "card");
+    const line = (group: readonly SaleRow[]) => {
+      const total = feesOf(group);
+      const perTransaction = CARD_FEE_FIXED_CENTS * group.length;
+      return {
+        total_charges: centsToNumber(sumOf(group)),
+        use_count: group.length,
+        rate_fees: centsToNumber(total - perTransaction),
+        per_transaction_fees: centsToNumber(perTransaction),
+        interchange_fees_amount: 0,
+        total_fees: centsToNumber(total),
+      };
+    };
+    const data = [...groupBy(cards, (row) => row.card_type ?? "unknown")].map(([card_brand, group]) => ({
+      is_card_present: 0,
+      card_brand,
+      bin_type: BIN_TYPE,
+      rate: CARD_FEE_PER_MILLE / 10,
+      ...line(group),
+    }));
+    return { data, summary: line(cards) };
+  }
+
+  /** GET /query/statistics/teamSummary: counts of the merchant's records (one user: its API user). */
+  async teamSummary(merchantId: string): Promise<TeamCounts & { user_count: number; file_count: number }> {
+    return { ...(await teamCounts(this.db, merchantId)), user_count: 1, file_count: 0 };
+  }
+}
