@@ -20,6 +20,8 @@ export interface PaymentMethod {
   has_cvv: boolean;
   /** visa, mastercard, amex, discover, jcb, diners; null for banks. */
   card_type: string | null;
+  /** How the card is funded: CREDIT, DEBIT or PREPAID (only credit cards are surcharged); null for banks. */
+  bin_type: "CREDIT" | "DEBIT" | "PREPAID" | null;
   card_last_four: string | null;
   /** MMYY. */
   card_exp: string | null;

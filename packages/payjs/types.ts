@@ -270,6 +270,7 @@ export interface Transaction {
     customer: Customer;
     method: string;
     card_type: string | null;
+    bin_type: string | null;
     card_last_four: string | null;
     card_exp: string | null;
     bank_name: string | null;
@@ -280,6 +281,8 @@ export interface Transaction {
   type: "charge" | "pre_auth" | "capture" | "void" | "refund";
   success: boolean;
   total: number;
+  /** The part of total that is the merchant's credit card surcharge (a refund's: the share it returns); 0 for none. */
+  surcharge: number;
   last_four: string;
   auth_id: string | null;
   issuer_auth_code: string | null;
@@ -324,6 +327,8 @@ export interface PaymentMethod {
   nickname: string;
   has_cvv: boolean;
   card_type: string | null;
+  /** How the card is funded: CREDIT, DEBIT or PREPAID (only credit cards are surcharged); null for banks. */
+  bin_type: "CREDIT" | "DEBIT" | "PREPAID" | null;
   card_last_four: string | null;
   /** MMYY. */
   card_exp: string | null;

@@ -11,9 +11,16 @@ export type Outcome = "approve" | DeclineCode;
 /** Every outcome, approve first (what POST /_sandbox/outcomes accepts). */
 export const OUTCOMES: readonly Outcome[] = ["approve", ...DECLINE_CODES];
 
+/**
+ * How a card is funded, as its BIN says (the real record's `bin_type`): only credit cards may be
+ * surcharged; debit and prepaid cards never are (card brand rules, docs/contract.md "Surcharging").
+ */
+export type CardFunding = "credit" | "debit" | "prepaid";
+
 export interface TestCard {
   number: string;
   brand: CardBrand;
+  funding: CardFunding;
   outcome: Outcome;
   description: string;
   /** A card its brand updates on the sandbox clock (the account updater): when, and to what. */
@@ -32,35 +39,59 @@ export interface CardUpdate {
   lastFour?: string;
 }
 
+/** A credit card's entry: every card of the table below is a credit card but those of fundingCards(). */
+const credit = (card: Omit<TestCard, "funding">): TestCard => ({ ...card, funding: "credit" });
+
 export const TEST_CARDS: readonly TestCard[] = [
-  { number: "4111111111111111", brand: "visa", outcome: "approve", description: "Visa, approves" },
-  { number: "4012888888881881", brand: "visa", outcome: "decline", description: "Visa, declines at charge" },
-  { number: "5555555555554444", brand: "mastercard", outcome: "approve", description: "Mastercard, approves" },
-  {
+  credit({ number: "4111111111111111", brand: "visa", outcome: "approve", description: "Visa, approves" }),
+  credit({ number: "4012888888881881", brand: "visa", outcome: "decline", description: "Visa, declines at charge" }),
+  credit({ number: "5555555555554444", brand: "mastercard", outcome: "approve", description: "Mastercard, approves" }),
+  credit({
     number: "5105105105105100",
     brand: "mastercard",
     outcome: "decline",
     description: "Mastercard, declines at charge",
-  },
-  { number: "378282246310005", brand: "amex", outcome: "approve", description: "American Express, approves" },
-  { number: "371449635398431", brand: "amex", outcome: "decline", description: "American Express, declines at charge" },
-  { number: "6011111111111117", brand: "discover", outcome: "approve", description: "Discover, approves" },
-  { number: "6011000990139424", brand: "discover", outcome: "decline", description: "Discover, declines at charge" },
-  { number: "3530111333300000", brand: "jcb", outcome: "approve", description: "JCB, approves" },
-  { number: "3566002020360505", brand: "jcb", outcome: "decline", description: "JCB, declines at charge" },
-  { number: "36227206271667", brand: "diners", outcome: "approve", description: "Diners Club, approves" },
-  { number: "30569309025904", brand: "diners", outcome: "decline", description: "Diners Club, declines at charge" },
-  { number: "4000000000009995", brand: "visa", outcome: "insufficient_funds", description: "Visa, insufficient funds" },
-  { number: "4000000000000069", brand: "visa", outcome: "expired_card", description: "Visa, expired card" },
-  { number: "4000000000000127", brand: "visa", outcome: "incorrect_cvv", description: "Visa, incorrect CVV" },
-  {
+  }),
+  credit({ number: "378282246310005", brand: "amex", outcome: "approve", description: "American Express, approves" }),
+  credit({
+    number: "371449635398431",
+    brand: "amex",
+    outcome: "decline",
+    description: "American Express, declines at charge",
+  }),
+  credit({ number: "6011111111111117", brand: "discover", outcome: "approve", description: "Discover, approves" }),
+  credit({
+    number: "6011000990139424",
+    brand: "discover",
+    outcome: "decline",
+    description: "Discover, declines at charge",
+  }),
+  credit({ number: "3530111333300000", brand: "jcb", outcome: "approve", description: "JCB, approves" }),
+  credit({ number: "3566002020360505", brand: "jcb", outcome: "decline", description: "JCB, declines at charge" }),
+  credit({ number: "36227206271667", brand: "diners", outcome: "approve", description: "Diners Club, approves" }),
+  credit({
+    number: "30569309025904",
+    brand: "diners",
+    outcome: "decline",
+    description: "Diners Club, declines at charge",
+  }),
+  credit({
+    number: "4000000000009995",
+    brand: "visa",
+    outcome: "insufficient_funds",
+    description: "Visa, insufficient funds",
+  }),
+  credit({ number: "4000000000000069", brand: "visa", outcome: "expired_card", description: "Visa, expired card" }),
+  credit({ number: "4000000000000127", brand: "visa", outcome: "incorrect_cvv", description: "Visa, incorrect CVV" }),
+  credit({
     number: "4000000000000119",
     brand: "visa",
     outcome: "processing_error",
     description: "Visa, processing error (retryable)",
-  },
+  }),
   ...reasonCards(),
   ...updatingCards(),
+  ...fundingCards(),
 ];
 
 /** Cards that approve and that their brand updates later on the clock (docs/testing-failures.md, "Card updates"). */
@@ -100,6 +131,7 @@ function updatingCards(): TestCard[] {
   return cards.map(([number, brand, update, description]) => ({
     number,
     brand,
+    funding: "credit",
     outcome: "approve",
     description,
     update,
@@ -136,10 +168,39 @@ function reasonCards(): TestCard[] {
       [amex, "amex", "American Express"],
     ];
     for (const [number, brand, name] of entries) {
-      if (number) cards.push({ number, brand, outcome, description: `${name}, ${outcome.replace(/_/g, " ")}${retry}` });
+      if (number)
+        cards.push({
+          number,
+          brand,
+          funding: "credit",
+          outcome,
+          description: `${name}, ${outcome.replace(/_/g, " ")}${retry}`,
+        });
     }
   }
   return cards;
+}
+
+/**
+ * Debit and prepaid cards, which approve and are never surcharged (GET /surcharge/review answers
+ * why). The debit Visa, Mastercard and Discover numbers are the ones Stripe's test mode uses.
+ */
+function fundingCards(): TestCard[] {
+  const cards: [string, CardBrand, CardFunding, string][] = [
+    ["4000056655665556", "visa", "debit", "Visa debit"],
+    ["5200828282828210", "mastercard", "debit", "Mastercard debit"],
+    ["6011981111111113", "discover", "debit", "Discover debit"],
+    ["4000000000005100", "visa", "prepaid", "Visa prepaid"],
+    ["5200000000005105", "mastercard", "prepaid", "Mastercard prepaid"],
+    ["378200000005108", "amex", "prepaid", "American Express prepaid"],
+  ];
+  return cards.map(([number, brand, funding, name]) => ({
+    number,
+    brand,
+    funding,
+    outcome: "approve",
+    description: `${name}, approves; never surcharged`,
+  }));
 }
 
 const BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card]));

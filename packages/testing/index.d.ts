@@ -61,6 +61,8 @@ export interface TestCard {
   /** The expiry as the tokenize route's `card_exp` wants it: MMYY. */
   readonly exp: string;
   readonly brand: CardBrand;
+  /** How the card is funded (the payment method's bin_type): only credit cards are surcharged. */
+  readonly funding: "credit" | "debit" | "prepaid";
   readonly outcome: Outcome;
   readonly description: string;
 }
@@ -86,13 +88,24 @@ export interface ReasonCards {
 /**
  * Test cards by brand and outcome: `cards.visa.approve`, `cards.amex.decline`,
  * `cards.visa.insufficientFunds`, `cards.mastercard.stolenCard`… (every reason of ReasonCards on
- * Visa, Mastercard and Amex).
+ * Visa, Mastercard and Amex). All credit cards, but `debit` and `prepaid` (`cards.visa.debit`,
+ * `cards.amex.prepaid`…), which approve and are never surcharged.
  */
 export declare const cards: {
-  readonly visa: { readonly approve: TestCard; readonly decline: TestCard } & ReasonCards;
-  readonly mastercard: { readonly approve: TestCard; readonly decline: TestCard } & ReasonCards;
-  readonly amex: { readonly approve: TestCard; readonly decline: TestCard } & ReasonCards;
-  readonly discover: { readonly approve: TestCard; readonly decline: TestCard };
+  readonly visa: {
+    readonly approve: TestCard;
+    readonly decline: TestCard;
+    readonly debit: TestCard;
+    readonly prepaid: TestCard;
+  } & ReasonCards;
+  readonly mastercard: {
+    readonly approve: TestCard;
+    readonly decline: TestCard;
+    readonly debit: TestCard;
+    readonly prepaid: TestCard;
+  } & ReasonCards;
+  readonly amex: { readonly approve: TestCard; readonly decline: TestCard; readonly prepaid: TestCard } & ReasonCards;
+  readonly discover: { readonly approve: TestCard; readonly decline: TestCard; readonly debit: TestCard };
   readonly jcb: { readonly approve: TestCard; readonly decline: TestCard };
   readonly diners: { readonly approve: TestCard; readonly decline: TestCard };
 };

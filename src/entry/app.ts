@@ -16,6 +16,7 @@ import { invoiceScheduleRoutes } from "../http/routes/invoice-schedules";
 import { publicInvoiceRoutes } from "../http/routes/invoices-public";
 import { receiptRoutes } from "../http/routes/receipts";
 import type { AppDeps } from "../http/deps";
+import { surchargeRoutes } from "../http/routes/surcharges";
 import { depositRoutes } from "../http/routes/deposits";
 import { faviconRoutes } from "../http/routes/favicon";
 import { parseJsonBody, pipeline } from "../http/pipeline";
@@ -72,6 +73,7 @@ export function composeApp(deps: AppDeps) {
     .use(chargeRoutes(deps))
     .use(transactionRoutes(deps))
     .use(depositRoutes(deps))
+    .use(surchargeRoutes(deps))
     .use(customerRoutes(deps))
     .use(itemRoutes(deps))
     .use(paymentLinkRoutes(deps))

@@ -36,6 +36,7 @@ import { SandboxControl } from "./sandbox";
 import { SnapshotService } from "./snapshots";
 import { TransactionService } from "./transactions";
 import { Settlement } from "./settlement";
+import { SurchargeService } from "./surcharges";
 import { WebhookService } from "./webhooks";
 import { WebhookTargets } from "./webhooks/targets";
 import { randomToken } from "../lib/crypto";
@@ -92,6 +93,8 @@ export interface Services {
   faults: FaultService;
   /** Fixture documents applied to a merchant (/_sandbox/fixtures, --fixtures FILE). */
   fixtures: FixtureService;
+  /** The surcharge review and the surcharge statement (the charge adds the surcharge itself). */
+  surcharges: SurchargeService;
 }
 
 /** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
@@ -178,5 +181,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     snapshots,
     faults: new FaultService(),
     fixtures: new FixtureService(db, snapshots, clock),
+    surcharges: new SurchargeService(db, paymentMethods),
   };
 }

@@ -6,6 +6,7 @@
 import type { MerchantRow } from "../storage/repositories/merchants";
 import type { MerchantSettingsRecord } from "../domain/schemas/records";
 import { ValidationFailed } from "../domain/errors";
+import { parseSurchargeRate, rateNumber, SURCHARGE_MESSAGES, type SurchargePolicy } from "../domain/surcharge";
 import type { FieldErrors } from "../../packages/rules/validation";
 import {
   parseCustomFields,
@@ -29,7 +30,21 @@ export function settingsOf(row: MerchantRow): MerchantSettings {
     ach_settlement_days: row.ach_settlement_days,
     custom_fields: parseCustomFields(row.custom_fields),
     ...parseReceiptOptions(row.receipt_options),
+    is_surcharge_enabled: row.is_surcharge_enabled === 1,
+    cnp_credit_surcharge_rate: row.surcharge_rate_bps > 0 ? rateNumber(row.surcharge_rate_bps) : null,
   };
+}
+
+/** What the merchant surcharges, from its row: read by every payment with the row it already has. */
+export function surchargePolicyOf(
+  row: Pick<MerchantRow, "is_surcharge_enabled" | "surcharge_rate_bps">,
+): SurchargePolicy {
+  return { enabled: row.is_surcharge_enabled === 1, rateBps: row.surcharge_rate_bps };
+}
+
+/** The rate of checked settings in basis points (0: none). */
+export function rateBpsOf(s: Pick<MerchantSettings, "cnp_credit_surcharge_rate"> | null): number {
+  return s?.cnp_credit_surcharge_rate ? Math.round(s.cnp_credit_surcharge_rate * 100) : 0;
 }
 
 const SETTINGS_KEYS = new Set<string>([
@@ -42,6 +57,8 @@ const SETTINGS_KEYS = new Set<string>([
   "receipt_cc",
   "receipt_footer",
   "receipt_send_declined",
+  "is_surcharge_enabled",
+  "cnp_credit_surcharge_rate",
 ]);
 
 export function receiptOptionsOf(s: MerchantSettings): ReceiptOptions {
@@ -62,6 +79,8 @@ export function checkSettings(input: SettingsInput, current: MerchantSettings | 
     ach_settlement_days: 2,
     custom_fields: [],
     ...parseReceiptOptions("{}"),
+    is_surcharge_enabled: false,
+    cnp_credit_surcharge_rate: null,
   };
   const errors: FieldErrors = {};
   for (const key of Object.keys(input)) {
@@ -81,6 +100,30 @@ export function checkSettings(input: SettingsInput, current: MerchantSettings | 
     } else next.ach_settlement_days = days;
   }
   if (input.custom_fields !== undefined) next.custom_fields = validateCustomFields(input.custom_fields, errors);
+  checkSurcharge(input, next, errors);
   if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
   return next;
+}
+
+/**
+ * The surcharge settings (docs/contract.md "Surcharging"): `is_surcharge_enabled` a boolean,
+ * `cnp_credit_surcharge_rate` a percentage above 0 and at most the card brands' limit (3), or null
+ * to clear it; surcharging on needs a rate. Writes into `next`, reports into `errors`.
+ */
+function checkSurcharge(input: SettingsInput, next: MerchantSettings, errors: FieldErrors): void {
+  const enabled = input.is_surcharge_enabled;
+  if (enabled !== undefined) {
+    if (typeof enabled !== "boolean") errors.is_surcharge_enabled = [SURCHARGE_MESSAGES.enabledFlag];
+    else next.is_surcharge_enabled = enabled;
+  }
+  const rate = input.cnp_credit_surcharge_rate;
+  if (rate === null) next.cnp_credit_surcharge_rate = null;
+  else if (rate !== undefined) {
+    const parsed = parseSurchargeRate(rate);
+    if ("error" in parsed) errors.cnp_credit_surcharge_rate = [parsed.error];
+    else next.cnp_credit_surcharge_rate = rateNumber(parsed.bps);
+  }
+  if (next.is_surcharge_enabled && next.cnp_credit_surcharge_rate === null && !errors.cnp_credit_surcharge_rate) {
+    errors.cnp_credit_surcharge_rate = [SURCHARGE_MESSAGES.rateRequired];
+  }
 }

@@ -8,11 +8,11 @@ import { WELL_KNOWN_KEYS } from "../lib/config";
 import { ApiError, assertValid, notFound } from "../domain/errors";
 import type { FieldErrors } from "../../packages/rules/validation";
 import { parseCustomFields, validateCustomField, type CustomFieldInput } from "./merchant-options";
-import { checkSettings, receiptOptionsOf, settingsOf, type SettingsInput } from "./merchant-settings";
+import { checkSettings, rateBpsOf, receiptOptionsOf, settingsOf, type SettingsInput } from "./merchant-settings";
 import type { SandboxClock } from "./clock";
 
 export type { MerchantRow };
-export { settingsOf, type MerchantSettings, type SettingsInput } from "./merchant-settings";
+export { settingsOf, surchargePolicyOf, type MerchantSettings, type SettingsInput } from "./merchant-settings";
 
 /** The merchant record (docs/contract.md §6): the type of its schema. */
 export type Merchant = typeof MerchantRecord.static;
@@ -205,6 +205,8 @@ export class MerchantService {
         ach_settlement_days: s?.ach_settlement_days ?? 2,
         custom_fields: JSON.stringify(s?.custom_fields ?? []),
         receipt_options: JSON.stringify(s ? receiptOptionsOf(s) : {}),
+        is_surcharge_enabled: s?.is_surcharge_enabled ? 1 : 0,
+        surcharge_rate_bps: rateBpsOf(s),
         is_default: input.isDefault ? 1 : 0,
         created_at: now,
         updated_at: now,
@@ -235,6 +237,8 @@ export class MerchantService {
         ach_settlement_days: next.ach_settlement_days,
         custom_fields: JSON.stringify(next.custom_fields),
         receipt_options: JSON.stringify(receiptOptionsOf(next)),
+        is_surcharge_enabled: next.is_surcharge_enabled ? 1 : 0,
+        surcharge_rate_bps: rateBpsOf(next),
       },
       this.clock.timestamp(id),
     );

@@ -18,6 +18,7 @@ import {
 } from "../../packages/rules/validation";
 import { formatTimestamp } from "../domain/time";
 import { achReturnOf, bankOutcome, findTestCard, type Outcome } from "../../packages/rules/test-data";
+import { binTypeOf, type BinType } from "../domain/surcharge";
 import { cvvCheck } from "../../packages/rules/checks";
 import { customerRecord, type CustomerInput, type CustomerRow, type CustomerService } from "./customers";
 import { ApiError, assertValid, invalidState, notFound } from "../domain/errors";
@@ -213,7 +214,12 @@ export class PaymentMethodService {
    * knows (the customer exists, the merchant's AVS settings, the sandbox's test data). Returns
    * the processor outcome the payment method will have; throws the 422 with every failed field.
    */
-  private async validate(ex: Executor, merchant: MerchantRow, input: TokenizeInput, now: Date): Promise<Outcome> {
+  private async validate(
+    ex: Executor,
+    merchant: MerchantRow,
+    input: TokenizeInput,
+    now: Date,
+  ): Promise<{ outcome: Outcome; binType: BinType | null }> {
     const raw = input as Record<string, unknown>;
     const errors = validateTokenizeInput(raw, now);
     if (typeof input.customer_id === "string" && input.customer_id !== "") {
@@ -222,15 +228,18 @@ export class PaymentMethodService {
     }
     validateAvs(raw, settingsOf(merchant), errors);
     let outcome: Outcome | undefined;
+    let binType: BinType | null = null;
     if (input.method === "card" && !errors.card_number) {
-      outcome = findTestCard(digitsOnly(input.card_number!))?.outcome;
-      if (!outcome) addError(errors, "card_number", MESSAGES.cardNumberNotTest);
+      const card = findTestCard(digitsOnly(input.card_number!));
+      outcome = card?.outcome;
+      if (card) binType = binTypeOf(card.funding);
+      else addError(errors, "card_number", MESSAGES.cardNumberNotTest);
     } else if (input.method === "bank" && !errors.bank_routing && !errors.bank_account) {
       outcome = bankOutcome(input.bank_routing!, input.bank_account!);
       if (!outcome) addError(errors, "bank_routing", MESSAGES.routingNotTest);
     }
     assertValid(errors);
-    return outcome!;
+    return { outcome: outcome!, binType };
   }
 
   /**
@@ -240,7 +249,7 @@ export class PaymentMethodService {
    */
   async tokenize(ex: Executor, merchant: MerchantRow, input: TokenizeInput): Promise<PaymentMethodRow> {
     const now = this.clock.now(merchant.id);
-    const outcome = await this.validate(ex, merchant, input, now);
+    const { outcome, binType } = await this.validate(ex, merchant, input, now);
     const personName = input.person_name!.trim();
     let customerId: string;
     if (input.customer_id) {
@@ -269,6 +278,7 @@ export class PaymentMethodService {
       method: input.method as "card" | "bank",
       person_name: personName,
       card_type: isCard ? detectBrand(digits) : null,
+      bin_type: binType,
       card_last_four: isCard ? digits.slice(-4) : null,
       card_exp: isCard ? input.card_exp! : null,
       bank_name: isCard ? null : (input.bank_name ?? ""),
@@ -337,6 +347,7 @@ export function paymentMethodRecord(row: PaymentMethodRow, customer: CustomerRow
     nickname: row.nickname,
     has_cvv: row.has_cvv === 1,
     card_type: row.card_type,
+    bin_type: row.bin_type,
     card_last_four: row.card_last_four,
     card_exp: row.card_exp,
     bank_name: row.bank_name,

@@ -63,6 +63,8 @@ export function selfRecord(row: MerchantRow): SelfRecord {
       is_enterprise: false,
       is_payfac: false,
       is_portal: false,
+      is_surcharge_enabled: settings.is_surcharge_enabled,
+      cnp_credit_surcharge_rate: settings.cnp_credit_surcharge_rate,
       processor: "paysandbox",
       currency: ["USD"],
       brand: "paysandbox",

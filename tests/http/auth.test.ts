@@ -104,6 +104,8 @@ describe("merchants", () => {
       receipt_cc: [],
       receipt_footer: "",
       receipt_send_declined: true,
+      is_surcharge_enabled: false,
+      cnp_credit_surcharge_rate: null,
     });
     const missing = await ctx.call("PUT", "/_sandbox/merchants/nope/settings", {
       body: { avs_zip: true },

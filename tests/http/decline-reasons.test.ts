@@ -103,6 +103,7 @@ describe("decline reasons", () => {
     expect(lost).toEqual({
       number: "4000000000009987",
       brand: "visa",
+      funding: "credit",
       outcome: "lost_card",
       description: "Visa, lost card",
       decline_code: "lost_card",

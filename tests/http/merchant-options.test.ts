@@ -82,6 +82,8 @@ describe("custom fields and receipt options as settings", () => {
       ],
       ...RECEIPTS,
       receipt_send_declined: true,
+      is_surcharge_enabled: false,
+      cnp_credit_surcharge_rate: null,
     };
     expect(answer.settings).toEqual(expected);
     const self = (await ctx.call("GET", "/self")).body;

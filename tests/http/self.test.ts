@@ -27,6 +27,8 @@ describe("GET /self", () => {
       receipt_cc: [],
       receipt_footer: "",
       receipt_send_declined: true,
+      is_surcharge_enabled: false,
+      cnp_credit_surcharge_rate: null,
     });
     expect(self.merchant).toMatchObject({
       id: ctx.merchantId,

@@ -103,6 +103,7 @@ describe("test helpers", () => {
       "nickname",
       "has_cvv",
       "card_type",
+      "bin_type",
       "card_last_four",
       "card_exp",
       "bank_name",

@@ -27,10 +27,12 @@ function buildCards(): typeof Public.cards {
       year,
       exp,
       brand: card.brand,
+      funding: card.funding,
       outcome: card.outcome,
       description: card.description,
     });
-    (byBrand[card.brand] ??= {})[camel(card.outcome)] = entry;
+    // Credit cards by outcome; the debit and prepaid ones (which approve) by their funding.
+    (byBrand[card.brand] ??= {})[card.funding === "credit" ? camel(card.outcome) : card.funding] = entry;
   }
   for (const brand of Object.values(byBrand)) Object.freeze(brand);
   return Object.freeze(byBrand) as unknown as typeof Public.cards;

@@ -74,6 +74,11 @@ export const PaymentMethodRecord = t.Object(
     nickname: t.String(),
     has_cvv: t.Boolean(),
     card_type: Nullable(t.String()),
+    bin_type: Nullable(
+      t.Union([t.Literal("CREDIT"), t.Literal("DEBIT"), t.Literal("PREPAID")], {
+        description: "A card's funding as its BIN says (only CREDIT is surcharged); null for a bank account",
+      }),
+    ),
     card_last_four: Nullable(t.String()),
     card_exp: Nullable(t.String({ description: "MMYY" })),
     bank_name: Nullable(t.String()),
@@ -108,6 +113,7 @@ const transactionFields = {
     customer: CustomerRecord,
     method: t.String(),
     card_type: Nullable(t.String()),
+    bin_type: Nullable(t.String({ description: "CREDIT, DEBIT or PREPAID; null for a bank account" })),
     card_last_four: Nullable(t.String()),
     card_exp: Nullable(t.String()),
     bank_name: Nullable(t.String()),
@@ -125,6 +131,10 @@ const transactionFields = {
   ]),
   success: t.Boolean(),
   total: t.Number(),
+  surcharge: t.Number({
+    description:
+      "The part of total that is the merchant's credit card surcharge (a refund's: the share it returns); 0 for none",
+  }),
   last_four: t.String(),
   auth_id: Nullable(t.String()),
   issuer_auth_code: Nullable(t.String()),
@@ -203,6 +213,10 @@ export const MerchantSettingsRecord = t.Object(
     receipt_cc: t.Array(t.String(), { description: "Copied (Cc) on every receipt e-mail" }),
     receipt_footer: t.String({ description: "A closing line on every receipt; empty for none" }),
     receipt_send_declined: t.Boolean({ description: "Whether a declined pay() still e-mails a receipt" }),
+    is_surcharge_enabled: t.Boolean({ description: "Whether credit card payments are surcharged" }),
+    cnp_credit_surcharge_rate: Nullable(
+      t.Number({ description: "The surcharge rate in percent (e.g. 3 or 1.5), at most 3; null when none is set" }),
+    ),
   },
   { title: "MerchantSettings" },
 );

@@ -53,6 +53,8 @@ export const SelfMerchant = t.Object(
     is_enterprise: t.Boolean(),
     is_payfac: t.Boolean(),
     is_portal: t.Boolean(),
+    is_surcharge_enabled: t.Boolean({ description: "Whether credit card payments are surcharged" }),
+    cnp_credit_surcharge_rate: Nullable(t.Number({ description: "The surcharge in percent; null when none is set" })),
     processor: t.String(),
     currency: t.Array(t.String()),
     brand: t.String(),

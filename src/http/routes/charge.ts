@@ -7,6 +7,7 @@ import { ApiError, assertValid } from "../../domain/errors";
 import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../../domain/schemas/records";
 import { ChargeBody, CreditBody } from "../../domain/schemas/charge";
 import { declineFields } from "../../domain/gateway";
+import { surchargePolicyOf } from "../../services/merchants";
 
 const IdempotencyHeaders = t.Object({
   "idempotency-key": t.Optional(
@@ -57,6 +58,8 @@ export function chargeRoutes(deps: AppDeps) {
             invoiceId: body.invoice_id ?? null,
             source: "api",
             isMerchantPresent: true,
+            // From the row authentication read: a surcharge costs the charge no query.
+            surcharge: surchargePolicyOf(merchant),
           });
           return answer(row, record);
         }),

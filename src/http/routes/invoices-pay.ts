@@ -2,6 +2,7 @@ import type { AppDeps } from "../deps";
 import type { Executor } from "../../services";
 import type { PayInvoiceBody } from "../../domain/schemas/invoices";
 import { declineFields } from "../../domain/gateway";
+import type { SurchargePolicy } from "../../domain/surcharge";
 
 export interface PayRequest {
   merchantId: string;
@@ -9,6 +10,8 @@ export interface PayRequest {
   paymentMethodId: string;
   source: "api" | "webpayment";
   isMerchantPresent: boolean;
+  /** The authenticated merchant's surcharge settings (its row is already read): no second read. */
+  surcharge: SurchargePolicy;
 }
 
 /**
@@ -43,6 +46,7 @@ export function payInvoice(deps: AppDeps, request: PayRequest) {
     } = await invoices.pay(tx, request.merchantId, request.invoiceId, request.paymentMethodId, {
       source: request.source,
       isMerchantPresent: request.isMerchantPresent,
+      surcharge: request.surcharge,
     });
     const record = built ?? (await invoices.toRecord(tx, invoice));
     // An approved payment of an invoice with meta.update_inventory takes its items out of stock.

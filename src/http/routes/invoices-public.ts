@@ -3,7 +3,7 @@ import { tokenAuth } from "../auth";
 import { idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { payInvoice, payScope } from "./invoices-pay";
-import { settingsOf } from "../../services/merchants";
+import { settingsOf, surchargePolicyOf } from "../../services/merchants";
 import { ErrorBody } from "../../domain/schemas/records";
 import {
   InvoiceDeclinedBody,
@@ -55,6 +55,7 @@ export function publicInvoiceRoutes(deps: AppDeps) {
             merchantId: merchant.id,
             invoiceId: params.id,
             paymentMethodId: body.payment_method_id,
+            surcharge: surchargePolicyOf(merchant),
             source: "webpayment",
             isMerchantPresent: false,
           }),

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { settingsOf } from "../../services/merchants";
+import { settingsOf, surchargePolicyOf } from "../../services/merchants";
 import { listPage } from "../page";
 import { merchantAuth } from "../auth";
 import { idempotency } from "../idempotency";
@@ -146,6 +146,7 @@ export function invoiceRoutes(deps: AppDeps) {
             merchantId: merchant.id,
             invoiceId: params.id,
             paymentMethodId: body.payment_method_id,
+            surcharge: surchargePolicyOf(merchant),
             source: "api",
             isMerchantPresent: true,
           }),

@@ -1,3 +1,4 @@
+import type { SurchargePolicy } from "../../domain/surcharge";
 import type { Database, Executor } from "../../storage/database";
 import * as repo from "../../storage/repositories/invoices";
 import type { InvoiceFilters, InvoiceRow } from "../../storage/repositories/invoices";
@@ -40,6 +41,8 @@ export interface PayOptions {
   /** The transaction's source: "webpayment" for pay() and the hosted page, "api" for merchant calls. */
   source: string;
   isMerchantPresent: boolean;
+  /** What the merchant surcharges, when the caller has its row (a route); else the charge reads it. */
+  surcharge?: SurchargePolicy;
 }
 
 /**
@@ -289,6 +292,7 @@ export class InvoiceService {
       // charge records it from the start, so its answer, replays and webhooks all agree.
       receiptEmailAt: receiptAddress(invoice) ? this.clock.timestamp(merchantId) : null,
       invoiceSyncedByCaller: true,
+      surcharge: options.surcharge,
     });
     const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction);
     if (synced) return { invoice: synced.row, transaction, record: synced.record };

@@ -69,7 +69,7 @@ function invoiceRecord(
     is_merchant_present: row.is_merchant_present === null ? null : row.is_merchant_present === 1,
     payment_attempt_failed: row.payment_attempt_failed === 1,
     payment_attempt_message: row.payment_attempt_message,
-    meta: parseJson(row.meta, {}),
+    meta: withSurcharge(parseJson(row.meta, {}), transactions),
     url: row.url,
     schedule_id: row.schedule_id,
     created_at: row.created_at,
@@ -81,4 +81,28 @@ function invoiceRecord(
     viewed_at: row.viewed_at,
     deleted_at: row.deleted_at,
   };
+}
+
+/**
+ * The invoice's meta with `surcharge` (the real invoice's field) set to what its payments added on
+ * top of the invoice's total, when a payment was surcharged: the approved, unvoided charges' and
+ * captures' surcharges, less what refunds returned. Otherwise the meta as stored.
+ */
+function withSurcharge(
+  meta: Record<string, unknown>,
+  transactions: InvoiceRecord["child_transactions"],
+): Record<string, unknown> {
+  let cents = 0;
+  let surcharged = false;
+  for (const t of transactions) {
+    if (!t.success || t.is_voided || t.surcharge === 0) continue;
+    surcharged = true;
+    for (const child of t.child_transactions) {
+      const share = Math.round(child.surcharge * 100);
+      if (child.type === "refund") cents -= share;
+      else if (child.type === "capture") cents += share;
+    }
+    if (t.type === "charge") cents += Math.round(t.surcharge * 100);
+  }
+  return surcharged ? { ...meta, surcharge: centsToNumber(cents) } : meta;
 }

@@ -4,6 +4,7 @@ import { capturedCents, transactionsOfInvoice } from "../../storage/repositories
 import type { InvoiceStatus } from "../../domain/schemas/invoices";
 import type { TransactionRow } from "../transactions";
 import { SETTLED_STATUSES } from "./records";
+import { movedSurchargeCents, refundedSurchargeCents } from "../transactions/surcharges";
 
 /**
  * What an invoice's transactions (and outside payments) say about it: status, total_paid, paid_at, the payment method
@@ -28,10 +29,13 @@ export async function columnsFromTransactions(
       voidedCents += t.total_cents;
       continue;
     }
-    const gross = t.type === "charge" ? t.total_cents : t.type === "pre_auth" ? await capturedCents(ex, t.id) : 0;
+    const captured = t.type === "pre_auth" ? await capturedCents(ex, t.id) : 0;
+    const gross = t.type === "charge" ? t.total_cents : captured;
     if (gross === 0) continue;
-    paidCents += gross;
-    refundedCents += t.total_refunded_cents;
+    // What pays the invoice is the sale: a surcharge on top of it is the card's, not the invoice's.
+    const row = { ...t, captured_cents: t.type === "pre_auth" ? captured : t.captured_cents };
+    paidCents += gross - movedSurchargeCents(row);
+    refundedCents += t.total_refunded_cents - refundedSurchargeCents(row);
     lastPaymentMethod = t.payment_method_id;
   }
   const netCents = Math.max(0, paidCents - refundedCents);

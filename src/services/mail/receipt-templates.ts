@@ -28,6 +28,11 @@ export interface ReceiptView {
   /** The processor's decline message on a failed payment. */
   declineMessage: string | null;
   totalCents: number;
+  /**
+   * The part of totalCents that is the merchant's credit card surcharge (a refund's: the surcharge
+   * it returns); 0 or absent for none.
+   */
+  surchargeCents?: number;
   /** "Visa", "Bank account", ... */
   methodLabel: string;
   lastFour: string;
@@ -124,6 +129,10 @@ export function subjectOf(view: ReceiptView): string {
 export function renderText(view: ReceiptView): string {
   const lines = [view.merchantName, "", view.heading, ""];
   if (!view.success && view.declineMessage) lines.push(`Reason: ${view.declineMessage}`, "");
+  if (view.surchargeCents) {
+    lines.push(`Amount: ${formatMoney(view.totalCents - view.surchargeCents)}`);
+    lines.push(`Credit card surcharge: ${formatMoney(view.surchargeCents)}`);
+  }
   lines.push(`Total: ${formatMoney(view.totalCents)}`);
   lines.push(`Method: ${view.methodLabel}${view.lastFour ? ` ending in ${view.lastFour}` : ""}`);
   lines.push(`Date: ${view.date} UTC`);
@@ -215,6 +224,8 @@ export function renderHtml(view: ReceiptView): string {
         <h2 style="font-size:18px;color:${view.success ? "#0a7a2f" : "#b42318"}">${view.heading}</h2>
         ${!view.success && view.declineMessage ? html`<p class="decline">${view.declineMessage}</p>` : ""}
         <table cellpadding="0">
+          ${view.surchargeCents ? row("Amount", formatMoney(view.totalCents - view.surchargeCents)) : ""}
+          ${view.surchargeCents ? row("Credit card surcharge", formatMoney(view.surchargeCents)) : ""}
           ${row("Total", formatMoney(view.totalCents))}
           ${row("Method", `${view.methodLabel}${view.lastFour ? ` ending in ${view.lastFour}` : ""}`)}
           ${row("Date", `${view.date} UTC`)} ${row("Reference", view.reference)} ${row("Memo", view.memo)}

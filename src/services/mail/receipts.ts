@@ -96,6 +96,7 @@ export class ReceiptService {
       success,
       declineMessage: success ? null : (txn.message ?? "The payment was declined."),
       totalCents: txn.total_cents,
+      surchargeCents: txn.surcharge_cents,
       methodLabel: methodLabel(pm.method, pm.card_type),
       lastFour: txn.last_four,
       date: txn.created_at,

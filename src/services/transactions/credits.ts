@@ -96,6 +96,7 @@ export async function credit(
     source: "api",
     pre_auth: 0,
     receipt_email_at: null,
+    surcharge_cents: 0,
     created_at: stamp,
     updated_at: stamp,
   });

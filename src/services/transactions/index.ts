@@ -27,6 +27,12 @@ import type { PaymentMethodRow, PaymentMethodService } from "../payment-methods"
 import { buildRecord, refundableCents, transactionRecords, type RecordParts, type Transaction } from "./records";
 import { amount, cardExpired, STATE_MESSAGES, type MoneyAction } from "./rules";
 import { credit, type CreditInput } from "./credits";
+import { captureSurchargeCents, movedSurchargeCents, refundSurchargeCents } from "./surcharges";
+import { decideSurcharge, type SurchargePolicy } from "../../domain/surcharge";
+import { surchargePolicyOf } from "../merchant-settings";
+
+/** A merchant that is gone surcharges nothing (its charge fails on its payment method anyway). */
+const NO_SURCHARGE_ROW = { is_surcharge_enabled: 0, surcharge_rate_bps: 0 };
 
 export type { TransactionRow, TransactionType };
 export {
@@ -51,6 +57,12 @@ export interface ChargeInput {
   receiptEmailAt?: string | null;
   /** The caller syncs the charge's invoice itself (pay()): its event says so to the invoice listener. */
   invoiceSyncedByCaller?: boolean;
+  /**
+   * What the merchant surcharges, from the merchant row the caller already has (POST /charge's
+   * authentication read it); when omitted, charge() reads the merchant. totalCents is the sale:
+   * a surcharge is added on top of it (src/domain/surcharge.ts).
+   */
+  surcharge?: SurchargePolicy;
 }
 
 export class TransactionService {
@@ -170,6 +182,8 @@ export class TransactionService {
     if (pm.method === "card" && pm.card_exp && cardExpired(pm.card_exp, this.clock.now(merchantId))) {
       throw invalidState(STATE_MESSAGES.cardExpired);
     }
+    const policy = input.surcharge ?? surchargePolicyOf((await findMerchant(ex, merchantId)) ?? NO_SURCHARGE_ROW);
+    const surcharge = decideSurcharge(policy, pm, input.totalCents);
     const { outcome, checks } = await this.decide(ex, merchantId, pm);
     const auth = authorize(outcome, pm.method);
     // Time-ordered (UUIDv7): each insert lands at the right edge of the id index instead of on a
@@ -185,7 +199,7 @@ export class TransactionService {
       method: pm.method,
       type: input.preAuth ? "pre_auth" : "charge",
       success: auth.success ? 1 : 0,
-      total_cents: input.totalCents,
+      total_cents: input.totalCents + surcharge.cents,
       last_four: (pm.method === "card" ? pm.card_last_four : pm.bank_last_four) ?? "",
       auth_id: auth.authId,
       issuer_auth_code: auth.issuerAuthCode,
@@ -200,6 +214,7 @@ export class TransactionService {
       source: input.source ?? null,
       pre_auth: input.preAuth ? 1 : 0,
       receipt_email_at: input.receiptEmailAt ?? null,
+      surcharge_cents: surcharge.cents,
       created_at: now,
       updated_at: now,
     });
@@ -285,7 +300,8 @@ export class TransactionService {
       throw new ValidationFailed({ total: [STATE_MESSAGES.captureTooMuch(amount(row.total_cents))] });
     }
     const now = this.clock.timestamp(merchantId);
-    await repo.insertChild(ex, row, { id: crypto.randomUUID(), type: "capture", cents, now });
+    const surchargeCents = captureSurchargeCents(row, cents);
+    await repo.insertChild(ex, row, { id: crypto.randomUUID(), type: "capture", cents, surchargeCents, now });
     await repo.markCaptured(ex, row.id, cents, now);
     return this.updated(ex, merchantId, row.id);
   }
@@ -302,7 +318,16 @@ export class TransactionService {
       throw new ValidationFailed({ total: [STATE_MESSAGES.voidPartial(amount(this.voidCents(row)))] });
     }
     const now = this.clock.timestamp(merchantId);
-    await repo.insertChild(ex, row, { id: crypto.randomUUID(), type: "void", cents: this.voidCents(row), now });
+    // A void reverses the whole surcharge of what it voids: all of a charge's, a capture's share.
+    const surchargeCents =
+      row.type === "pre_auth" && row.is_captured === 1 ? movedSurchargeCents(row) : row.surcharge_cents;
+    await repo.insertChild(ex, row, {
+      id: crypto.randomUUID(),
+      type: "void",
+      cents: this.voidCents(row),
+      surchargeCents,
+      now,
+    });
     await repo.markVoided(ex, row.id, now);
     return this.updated(ex, merchantId, row.id);
   }
@@ -326,7 +351,9 @@ export class TransactionService {
     const cents = totalCents ?? remaining;
     if (cents > remaining) throw new ValidationFailed({ total: [STATE_MESSAGES.refundTooMuch(amount(remaining))] });
     const now = this.clock.timestamp(merchantId);
-    await repo.insertChild(ex, row, { id: crypto.randomUUID(), type: "refund", cents, now });
+    // The surcharge goes back in proportion (./surcharges.ts): all of it once all is refunded.
+    const surchargeCents = refundSurchargeCents(row, cents);
+    await repo.insertChild(ex, row, { id: crypto.randomUUID(), type: "refund", cents, surchargeCents, now });
     await repo.addRefunded(ex, row.id, cents, now);
     return this.updated(ex, merchantId, row.id);
   }

@@ -19,7 +19,7 @@ import type { PaymentMethodRow } from "../payment-methods";
 export type Transaction = typeof TransactionRecord.static;
 
 /** The money a top-level transaction moved: a charge's total, a pre_auth's captured amount. */
-export function moneyCents(row: TransactionRow): number {
+export function moneyCents(row: Pick<TransactionRow, "type" | "total_cents" | "captured_cents">): number {
   if (row.type === "charge") return row.total_cents;
   if (row.type === "pre_auth") return row.captured_cents;
   return 0;
@@ -81,6 +81,7 @@ export function buildRecord(
       customer,
       method: pm.method,
       card_type: pm.card_type,
+      bin_type: pm.bin_type,
       card_last_four: pm.card_last_four,
       card_exp: pm.card_exp,
       bank_name: pm.bank_name,
@@ -91,6 +92,7 @@ export function buildRecord(
     type: row.type,
     success: row.success === 1,
     total: centsToNumber(row.total_cents),
+    surcharge: centsToNumber(row.surcharge_cents),
     last_four: row.last_four,
     auth_id: row.auth_id,
     issuer_auth_code: row.issuer_auth_code,

@@ -18,6 +18,10 @@ export interface MerchantRow {
   custom_fields: string;
   /** JSON object of ReceiptOptions. */
   receipt_options: string;
+  /** 1 when the merchant surcharges credit cards (src/domain/surcharge.ts). */
+  is_surcharge_enabled: number;
+  /** The surcharge rate in basis points (300 is 3%); 0 when none is set. */
+  surcharge_rate_bps: number;
   clock_offset_ms: number;
   is_default: number;
   created_at: string;
@@ -49,24 +53,33 @@ export function listMerchants(ex: Executor): Promise<MerchantRow[]> {
   return ex.all<MerchantRow>(sql`SELECT * FROM merchants ORDER BY created_at, ${insertionOrder(ex)}`);
 }
 
-export type NewMerchant = Omit<MerchantRow, "clock_offset_ms">;
+export type NewMerchant = Omit<MerchantRow, "clock_offset_ms" | "is_surcharge_enabled" | "surcharge_rate_bps"> &
+  Partial<Pick<MerchantRow, "is_surcharge_enabled" | "surcharge_rate_bps">>;
 
 /** Throws UniqueViolation when a key or token is already used. */
 export async function insertMerchant(ex: Executor, m: NewMerchant): Promise<void> {
   await ex.run(
     sql`INSERT INTO merchants (id, name, email, web_payments_token, web_payments_token_hash, api_key, api_key_hash,
           webhook_secret, avs_zip, avs_street, advanced_customization, ach_settlement_days, custom_fields,
-          receipt_options, is_default, created_at, updated_at)
+          receipt_options, is_surcharge_enabled, surcharge_rate_bps, is_default, created_at, updated_at)
         VALUES (${m.id}, ${m.name}, ${m.email}, ${m.web_payments_token}, ${m.web_payments_token_hash}, ${m.api_key},
           ${m.api_key_hash}, ${m.webhook_secret}, ${m.avs_zip}, ${m.avs_street}, ${m.advanced_customization},
-          ${m.ach_settlement_days}, ${m.custom_fields}, ${m.receipt_options}, ${m.is_default}, ${m.created_at},
+          ${m.ach_settlement_days}, ${m.custom_fields}, ${m.receipt_options}, ${m.is_surcharge_enabled ?? 0},
+          ${m.surcharge_rate_bps ?? 0}, ${m.is_default}, ${m.created_at},
           ${m.updated_at})`,
   );
 }
 
 export type MerchantSettingsColumns = Pick<
   MerchantRow,
-  "avs_zip" | "avs_street" | "advanced_customization" | "ach_settlement_days" | "custom_fields" | "receipt_options"
+  | "avs_zip"
+  | "avs_street"
+  | "advanced_customization"
+  | "ach_settlement_days"
+  | "custom_fields"
+  | "receipt_options"
+  | "is_surcharge_enabled"
+  | "surcharge_rate_bps"
 >;
 
 export async function updateMerchantSettings(
@@ -78,7 +91,9 @@ export async function updateMerchantSettings(
   await ex.run(
     sql`UPDATE merchants SET avs_zip = ${s.avs_zip}, avs_street = ${s.avs_street},
           advanced_customization = ${s.advanced_customization}, ach_settlement_days = ${s.ach_settlement_days},
-          custom_fields = ${s.custom_fields}, receipt_options = ${s.receipt_options}, updated_at = ${updatedAt}
+          custom_fields = ${s.custom_fields}, receipt_options = ${s.receipt_options},
+          is_surcharge_enabled = ${s.is_surcharge_enabled}, surcharge_rate_bps = ${s.surcharge_rate_bps},
+          updated_at = ${updatedAt}
         WHERE id = ${id}`,
   );
 }

@@ -1,6 +1,7 @@
 import type { CardBrand } from "../../../packages/rules/card-rules";
 import type { Outcome } from "../../../packages/rules/test-data";
 import type { CheckResult } from "../../../packages/rules/checks";
+import type { BinType } from "../../domain/surcharge";
 import { sql, type Executor } from "../database";
 import { insertionOrder } from "./order";
 
@@ -11,6 +12,8 @@ export interface PaymentMethodRow {
   method: "card" | "bank";
   person_name: string;
   card_type: CardBrand | null;
+  /** A card's funding as its BIN says (src/domain/surcharge.ts); null for a bank account. */
+  bin_type: BinType | null;
   card_last_four: string | null;
   card_exp: string | null;
   bank_name: string | null;
@@ -97,11 +100,11 @@ export async function insertPaymentMethod(
   p: Omit<PaymentMethodRow, "nickname" | "deleted_at">,
 ): Promise<void> {
   await ex.run(
-    sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, card_last_four,
+    sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, bin_type, card_last_four,
           card_exp, bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip, address_1,
           has_cvv, cvv_result, fingerprint, outcome, ach_return_code, ach_return_days, card_update_at, card_update,
           created_at, updated_at)
-        VALUES (${p.id}, ${p.merchant_id}, ${p.customer_id}, ${p.method}, ${p.person_name}, ${p.card_type},
+        VALUES (${p.id}, ${p.merchant_id}, ${p.customer_id}, ${p.method}, ${p.person_name}, ${p.card_type}, ${p.bin_type},
           ${p.card_last_four}, ${p.card_exp}, ${p.bank_name}, ${p.bank_type}, ${p.bank_holder_type},
           ${p.bank_last_four}, ${p.bank_routing}, ${p.address_zip}, ${p.address_1}, ${p.has_cvv}, ${p.cvv_result}, ${p.fingerprint},
           ${p.outcome}, ${p.ach_return_code}, ${p.ach_return_days}, ${p.card_update_at}, ${p.card_update},

@@ -39,6 +39,11 @@ export interface TransactionRow {
   total_refunded_cents: number;
   /** A pre_auth's captured amount; 0 until captured. */
   captured_cents: number;
+  /**
+   * The part of total_cents that is the merchant's surcharge (src/domain/surcharge.ts): a charge's
+   * or pre_auth's whole surcharge; the share a capture, void or refund carries; 0 for none.
+   */
+  surcharge_cents: number;
   /** The processing fee taken when the row settled (src/domain/fees.ts); null until then. */
   fee_cents: number | null;
   batch_id: string | null;
@@ -145,6 +150,7 @@ export type NewCharge = Pick<
   | "source"
   | "pre_auth"
   | "receipt_email_at"
+  | "surcharge_cents"
   | "created_at"
   | "updated_at"
 >;
@@ -158,12 +164,12 @@ export async function insertCharge(ex: Executor, c: NewCharge): Promise<Transact
   await ex.run(
     sql`INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method,
     type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, avs_street_result,
-    avs_zip_result, cvv_result, meta, is_merchant_present, reference_id, source, pre_auth, receipt_email_at, created_at,
-    updated_at)
+    avs_zip_result, cvv_result, meta, is_merchant_present, reference_id, source, pre_auth, receipt_email_at,
+    surcharge_cents, created_at, updated_at)
   VALUES (${c.id}, ${c.merchant_id}, ${c.invoice_id}, ${c.customer_id}, ${c.payment_method_id}, ${c.method}, ${c.type},
     ${c.success}, ${c.total_cents}, ${c.last_four}, ${c.auth_id}, ${c.issuer_auth_code}, ${c.message}, ${c.decline_code},
     ${c.avs_street_result}, ${c.avs_zip_result}, ${c.cvv_result}, ${c.meta}, ${c.is_merchant_present}, ${c.reference_id}, ${c.source}, ${c.pre_auth}, ${c.receipt_email_at},
-    ${c.created_at}, ${c.updated_at})`,
+    ${c.surcharge_cents}, ${c.created_at}, ${c.updated_at})`,
   );
   return {
     ...c,
@@ -185,16 +191,16 @@ export async function insertCharge(ex: Executor, c: NewCharge): Promise<Transact
 export async function insertChild(
   ex: Executor,
   parent: TransactionRow,
-  child: { id: string; type: "capture" | "void" | "refund"; cents: number; now: string },
+  child: { id: string; type: "capture" | "void" | "refund"; cents: number; surchargeCents: number; now: string },
 ): Promise<void> {
   await ex.run(
     sql`INSERT INTO transactions (id, merchant_id, parent_id, invoice_id, customer_id, payment_method_id, method, type,
           success, total_cents, last_four, auth_id, issuer_auth_code, meta, is_merchant_present, reference_id, source,
-          created_at, updated_at)
+          surcharge_cents, created_at, updated_at)
         VALUES (${child.id}, ${parent.merchant_id}, ${parent.id}, ${parent.invoice_id}, ${parent.customer_id},
           ${parent.payment_method_id}, ${parent.method}, ${child.type}, 1, ${child.cents}, ${parent.last_four},
           ${parent.auth_id}, ${parent.issuer_auth_code}, '{}', ${parent.is_merchant_present}, ${parent.reference_id},
-          'api', ${child.now}, ${child.now})`,
+          'api', ${child.surchargeCents}, ${child.now}, ${child.now})`,
   );
 }
 

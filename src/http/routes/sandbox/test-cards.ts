@@ -33,6 +33,9 @@ const AchReturn = t.Object(
 const TestCard = t.Object({
   number: t.String(),
   brand: t.String(),
+  funding: t.Union([t.Literal("credit"), t.Literal("debit"), t.Literal("prepaid")], {
+    description: "How the card is funded (its payment method's bin_type): only credit cards are surcharged",
+  }),
   ...Result,
   description: t.String(),
   update: Nullable(CardUpdate),

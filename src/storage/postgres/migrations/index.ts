@@ -21,6 +21,7 @@ import m038 from "./038_snapshots.sql" with { type: "text" };
 import m039 from "./039_fixtures.sql" with { type: "text" };
 import m040 from "./040_invoice_schedules.sql" with { type: "text" };
 import m041 from "./041_catalog_and_payment_links.sql" with { type: "text" };
+import m042 from "./042_surcharging.sql" with { type: "text" };
 import m043 from "./043_after_the_charge.sql" with { type: "text" };
 import m045 from "./045_credit_transactions.sql" with { type: "text" };
 import m046 from "./046_outside_payments.sql" with { type: "text" };
@@ -46,6 +47,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 39, name: "039_fixtures", sql: m039 },
   { version: 40, name: "040_invoice_schedules", sql: m040 },
   { version: 41, name: "041_catalog_and_payment_links", sql: m041 },
+  { version: 42, name: "042_surcharging", sql: m042 },
   { version: 43, name: "043_after_the_charge", sql: m043 },
   { version: 45, name: "045_credit_transactions", sql: m045 },
   { version: 46, name: "046_outside_payments", sql: m046 },

@@ -6,6 +6,9 @@
 -- parent_id names transactions_new so the DROP (foreign keys on: an implicit DELETE of the old
 -- table's rows) meets no row pointing at them; the RENAME rewrites it to transactions. Triggers do
 -- not run for that implicit DELETE, so transaction_counts is untouched.
+-- surcharge_cents (042) was added to this copy after 045 first shipped: 042 runs before 045 on a
+-- database that has neither, and after it (adding the column to the rebuilt table) on one that
+-- had 045 already, so either way the column is there once both have run.
 CREATE TABLE transactions_new (
   id TEXT PRIMARY KEY,
   merchant_id TEXT NOT NULL REFERENCES merchants(id),
@@ -41,19 +44,20 @@ CREATE TABLE transactions_new (
   fee_cents INTEGER,
   avs_street_result TEXT,
   avs_zip_result TEXT,
-  cvv_result TEXT
+  cvv_result TEXT,
+  surcharge_cents INTEGER NOT NULL DEFAULT 0
 );
 
 INSERT INTO transactions_new (rowid, id, merchant_id, parent_id, invoice_id, customer_id, payment_method_id, method,
     type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, meta, is_manual,
     is_merchant_present, receipt_email_at, receipt_sms_at, reference_id, source, pre_auth, is_captured, is_voided,
     total_refunded_cents, batch_id, settled_at, created_at, updated_at, captured_cents, fee_cents, avs_street_result,
-    avs_zip_result, cvv_result)
+    avs_zip_result, cvv_result, surcharge_cents)
   SELECT rowid, id, merchant_id, parent_id, invoice_id, customer_id, payment_method_id, method,
     type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, meta, is_manual,
     is_merchant_present, receipt_email_at, receipt_sms_at, reference_id, source, pre_auth, is_captured, is_voided,
     total_refunded_cents, batch_id, settled_at, created_at, updated_at, captured_cents, fee_cents, avs_street_result,
-    avs_zip_result, cvv_result
+    avs_zip_result, cvv_result, surcharge_cents
   FROM transactions ORDER BY rowid;
 
 DROP TABLE transactions;
