@@ -234,6 +234,7 @@ describe("dashboard pages over HTTP", () => {
       `/dashboard/transactions/${paid}/receipt-sms`,
       "/dashboard/transactions/x/void",
       "/dashboard/settings",
+      "/dashboard/settings/surcharge",
       "/dashboard/keys/regenerate",
     ];
     const text = fc.string({ maxLength: 40 });

@@ -3,6 +3,7 @@ import { settingsOf, type MerchantRow } from "../../../services/merchants";
 import { LIMITS, type MerchantCustomField } from "../../../services/merchant-options";
 import type { TestCard } from "../../../../packages/rules/test-data";
 import { html, type Renderable } from "../../../lib/html";
+import { SURCHARGE_RATE_LIMIT_BPS } from "../../../domain/surcharge";
 import { actionButton, CLOCK_STEPS, command, copyable, fields, money, when } from "../layout";
 
 export function keysPage(merchant: MerchantRow, publicUrl: string): Renderable {
@@ -153,6 +154,28 @@ export function settingsPage(merchant: MerchantRow): Renderable {
       <h3>Add a custom field</h3>
       ${customFieldForm(null, -1)}
     </section>
+    <h2>Surcharging</h2>
+    <section class="card">
+      <form method="post" action="/dashboard/settings/surcharge" class="stack" id="surcharge-form" novalidate>
+        ${check(
+          "is_surcharge_enabled",
+          settings.is_surcharge_enabled,
+          "Surcharge credit card payments",
+          "Charges, invoice payments and pay() with a credit card add the rate on top of the total; debit and prepaid cards and bank payments never pay it (GET /surcharge/review says why).",
+        )}
+        <label
+          >Surcharge rate in percent (above 0, at most ${(SURCHARGE_RATE_LIMIT_BPS / 100).toFixed(0)}: the card brands'
+          limit; empty: none)
+          <input
+            name="cnp_credit_surcharge_rate"
+            inputmode="decimal"
+            value="${settings.cnp_credit_surcharge_rate === null ? "" : String(settings.cnp_credit_surcharge_rate)}"
+            autocomplete="off"
+        /></label>
+        <div class="row"><button type="submit" class="primary">Save surcharging</button></div>
+        <span class="result" role="status"></span>
+      </form>
+    </section>
     <h2>Receipts</h2>
     <section class="card">
       <form method="post" action="/dashboard/settings/receipts" class="stack" id="receipt-form" novalidate>
@@ -227,6 +250,7 @@ export function testCardsPage(
         <tr>
           <th>Number</th>
           <th>Brand</th>
+          <th>Funding</th>
           <th>Outcome</th>
           <th>Description</th>
         </tr>
@@ -237,6 +261,7 @@ export function testCardsPage(
             html`<tr>
               <td>${copyable(card.number, `card number ${card.number}`)}</td>
               <td>${card.brand}</td>
+              <td>${card.funding}</td>
               <td>${card.outcome}</td>
               <td>${card.description}</td>
             </tr>`,

@@ -196,6 +196,14 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
           ["Id", copyable(t.id, "transaction id")],
           ["Type", t.type],
           [t.type === "pre_auth" ? "Authorized" : "Amount", money(t.total)],
+          ...(t.surcharge > 0
+            ? [
+                [
+                  "Surcharge",
+                  html`<span class="surcharge">${money(t.surcharge)} (credit card, in the amount)</span>`,
+                ] as const,
+              ]
+            : []),
           ...(captured ? [["Captured", money(capturedAmount(t))] as const] : []),
           ["Refunded", money(t.total_refunded)],
           ["Message", t.message],
@@ -219,6 +227,7 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
           ["Id", copyable(pm.id, "payment method id")],
           ["Method", pm.method],
           ["Brand", pm.card_type],
+          ["Funding", pm.bin_type],
           ["Last four", t.last_four],
           ["Expires", pm.card_exp],
           ["Bank", pm.bank_name],
@@ -267,6 +276,7 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
                 <th>Type</th>
                 <th>Result</th>
                 <th class="num">Amount</th>
+                <th class="num">Surcharge</th>
                 <th>Message</th>
               </tr>
             </thead>
@@ -279,6 +289,7 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
                     <td>${child.type}</td>
                     <td>${child.success ? badge("succeeded", "ok") : badge("failed", "bad")}</td>
                     <td class="num">${money(child.total)}</td>
+                    <td class="num">${child.surcharge > 0 ? money(child.surcharge) : ""}</td>
                     <td>${child.message}</td>
                   </tr>`,
               )}

@@ -65,6 +65,25 @@ export function accountActions(kit: DashboardKit) {
       },
     )
     .post(
+      "/dashboard/settings/surcharge",
+      async ({ merchant, body }) => {
+        const rate = body.cnp_credit_surcharge_rate?.trim() ?? "";
+        // The merchants service checks the rate (at most 3%, two decimals), as for the settings API.
+        await merchants.updateSettings(merchant.id, {
+          is_surcharge_enabled: body.is_surcharge_enabled,
+          cnp_credit_surcharge_rate: rate === "" ? null : rate,
+        });
+        return { message: "Surcharging saved." };
+      },
+      {
+        body: t.Object({
+          is_surcharge_enabled: t.Boolean(),
+          cnp_credit_surcharge_rate: t.Optional(t.String({ maxLength: 20 })),
+        }),
+        response: ACTION_RESPONSES,
+      },
+    )
+    .post(
       "/dashboard/settings/receipts",
       async ({ merchant, body }) => {
         await merchants.updateSettings(merchant.id, {
