@@ -59,6 +59,19 @@ describe("the merchant's surcharge setting", () => {
   });
 });
 
+test("PUT /team/options takes the surcharge settings with the API key, under the same 3% limit", async () => {
+  const over = await ctx.call("PUT", "/team/options", {
+    body: { is_surcharge_enabled: true, cnp_credit_surcharge_rate: 3.5 },
+  });
+  expect(over.status).toBe(422);
+  expect((await ctx.call("GET", "/self")).body.settings.is_surcharge_enabled).toBe(false);
+  const res = await ctx.call("PUT", "/team/options", {
+    body: { is_surcharge_enabled: true, cnp_credit_surcharge_rate: 3 },
+  });
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ is_surcharge_enabled: true, cnp_credit_surcharge_rate: 3 });
+});
+
 describe("GET /surcharge/review", () => {
   test("answers a credit card's surcharge in the real answer shape, plus why", async () => {
     await surcharging(1.5);

@@ -4,6 +4,24 @@
  */
 import { t } from "elysia";
 import { Integer, Nullable } from "./records";
+import { SURCHARGE_RATE_LIMIT_BPS } from "../surcharge";
+
+/** The surcharge settings a settings change takes (PUT /team/options, PUT /_sandbox/merchants/{id}/settings). */
+export const SurchargeSettingsFields = {
+  is_surcharge_enabled: t.Optional(
+    t.Boolean({ description: "surcharge credit card payments (needs cnp_credit_surcharge_rate; default false)" }),
+  ),
+  cnp_credit_surcharge_rate: t.Optional(
+    Nullable(
+      t.Number({
+        exclusiveMinimum: 0,
+        maximum: SURCHARGE_RATE_LIMIT_BPS / 100,
+        description:
+          "the surcharge in percent, above 0 and at most 3 (the card brands' limit), two decimals at most; null clears it",
+      }),
+    ),
+  ),
+};
 
 const Money = (description: string) => t.Number({ description });
 const DATE = t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "YYYY-MM-DD (UTC), inclusive" });

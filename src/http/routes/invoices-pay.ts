@@ -10,8 +10,8 @@ export interface PayRequest {
   paymentMethodId: string;
   source: "api" | "webpayment";
   isMerchantPresent: boolean;
-  /** The authenticated merchant's surcharge settings (its row is already read): no second read. */
-  surcharge: SurchargePolicy;
+  /** The authenticated merchant's surcharge settings (its row is already read); omitted, the charge reads them. */
+  surcharge?: SurchargePolicy;
 }
 
 /**

@@ -6,6 +6,7 @@ import { ValidationFailed } from "../../domain/errors";
 import { settingsOf } from "../../services/merchants";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
 import { SelfMerchant, SelfUser } from "../../domain/schemas/self";
+import { SurchargeSettingsFields } from "../../domain/schemas/surcharges";
 import { selfRecord } from "../../services/self";
 import { EPHEMERAL_TTL_SECONDS } from "../../services/ephemeral";
 
@@ -32,6 +33,7 @@ const TeamOptionsBody = t.Object(
     receipt_cc: t.Optional(t.Array(t.String({ format: "email", maxLength: 254 }), { maxItems: 10 })),
     receipt_footer: t.Optional(t.String({ maxLength: 1000 })),
     receipt_send_declined: t.Optional(t.Boolean()),
+    ...SurchargeSettingsFields,
   },
   {
     title: "TeamOptionsRequest",
@@ -121,7 +123,7 @@ export function teamRoutes(deps: AppDeps) {
         detail: {
           summary: "Change the merchant's settings (any subset)",
           description:
-            "The settings of GET /self → settings: address checks, advanced customization, ACH settlement days, receipt options. Answers the merchant in the real shape (options = the settings).",
+            "The settings of GET /self → settings: address checks, advanced customization, ACH settlement days, receipt options, surcharging (is_surcharge_enabled, cnp_credit_surcharge_rate: at most 3). Answers the merchant in the real shape (options = the settings).",
         },
       },
     )

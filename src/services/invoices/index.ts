@@ -1,4 +1,3 @@
-import type { SurchargePolicy } from "../../domain/surcharge";
 import type { Database, Executor } from "../../storage/database";
 import * as repo from "../../storage/repositories/invoices";
 import type { InvoiceFilters, InvoiceRow } from "../../storage/repositories/invoices";
@@ -13,7 +12,7 @@ import type { MerchantCustomField } from "../merchant-options";
 import type { CustomerService } from "../customers";
 import { ApiError, assertValid, invalidState, notFound } from "../../domain/errors";
 import type { PaymentMethodService } from "../payment-methods";
-import type { TransactionRow, TransactionService } from "../transactions";
+import type { ChargeInput, TransactionRow, TransactionService } from "../transactions";
 import type { InvoiceBody, InvoiceRecord, PublicInvoiceBody } from "../../domain/schemas/invoices";
 import { invoiceRecords, SETTLED_STATUSES } from "./records";
 import { defaultInvoiceUrl, dueAtOf, receiptAddress, validateMerchantInvoice, validatePublicInvoice } from "./rules";
@@ -37,12 +36,11 @@ export interface RowAndRecord {
   record: Invoice;
 }
 
-export interface PayOptions {
+/** `surcharge`: the merchant's surcharge settings when the caller has its row (else the charge reads them). */
+export interface PayOptions extends Pick<ChargeInput, "surcharge"> {
   /** The transaction's source: "webpayment" for pay() and the hosted page, "api" for merchant calls. */
   source: string;
   isMerchantPresent: boolean;
-  /** What the merchant surcharges, when the caller has its row (a route); else the charge reads it. */
-  surcharge?: SurchargePolicy;
 }
 
 /**

@@ -33,9 +33,9 @@ export async function columnsFromTransactions(
     const gross = t.type === "charge" ? t.total_cents : captured;
     if (gross === 0) continue;
     // What pays the invoice is the sale: a surcharge on top of it is the card's, not the invoice's.
-    const row = { ...t, captured_cents: t.type === "pre_auth" ? captured : t.captured_cents };
-    paidCents += gross - movedSurchargeCents(row);
-    refundedCents += t.total_refunded_cents - refundedSurchargeCents(row);
+    const paid = { ...t, captured_cents: t.type === "pre_auth" ? captured : t.captured_cents };
+    paidCents += gross - movedSurchargeCents(paid);
+    refundedCents += t.total_refunded_cents - refundedSurchargeCents(paid);
     lastPaymentMethod = t.payment_method_id;
   }
   const netCents = Math.max(0, paidCents - refundedCents);

@@ -2,8 +2,8 @@ import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
 import { ApiError, notFound } from "../../../domain/errors";
 import { merchantRecord, REGENERABLE_KEYS } from "../../../services/merchants";
-import { ErrorBody, MerchantRecord, Nullable } from "../../../domain/schemas/records";
-import { SURCHARGE_RATE_LIMIT_BPS } from "../../../domain/surcharge";
+import { ErrorBody, MerchantRecord } from "../../../domain/schemas/records";
+import { SurchargeSettingsFields } from "../../../domain/schemas/surcharges";
 import { loopbackOnly } from "./control";
 
 const Settings = t.Object({
@@ -28,19 +28,7 @@ const Settings = t.Object({
   receipt_cc: t.Optional(t.Array(t.String(), { description: "addresses copied on every receipt e-mail (at most 5)" })),
   receipt_footer: t.Optional(t.String({ description: "a closing line on every receipt (at most 500 characters)" })),
   receipt_send_declined: t.Optional(t.Boolean({ description: "e-mail a receipt for a declined pay() (default true)" })),
-  is_surcharge_enabled: t.Optional(
-    t.Boolean({ description: "surcharge credit card payments (needs cnp_credit_surcharge_rate; default false)" }),
-  ),
-  cnp_credit_surcharge_rate: t.Optional(
-    Nullable(
-      t.Number({
-        exclusiveMinimum: 0,
-        maximum: SURCHARGE_RATE_LIMIT_BPS / 100,
-        description:
-          "the surcharge in percent, above 0 and at most 3 (the card brands' limit), two decimals at most; null clears it",
-      }),
-    ),
-  ),
+  ...SurchargeSettingsFields,
 });
 
 /** Messages of the sandbox controls; tests compare against these. */
