@@ -101,7 +101,13 @@ export class AchReturns implements SettlementStep {
     const at = entry.return_at;
     const voidId = crypto.randomUUID();
     const message = achReturnMessage(entry.code);
-    await insertChild(ex, row, { id: voidId, type: "void", cents: row.total_cents, now: at });
+    await insertChild(ex, row, {
+      id: voidId,
+      type: "void",
+      cents: row.total_cents,
+      surchargeCents: row.surcharge_cents,
+      now: at,
+    });
     await repo.stampReturnReason(ex, voidId, entry.code, message);
     await markVoided(ex, row.id, at);
     // Before payout when the deposit that carried the payment has not landed yet (a return on its settlement day).
