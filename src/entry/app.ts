@@ -19,6 +19,7 @@ import type { AppDeps } from "../http/deps";
 import { surchargeRoutes } from "../http/routes/surcharges";
 import { depositRoutes } from "../http/routes/deposits";
 import { faviconRoutes } from "../http/routes/favicon";
+import { fileContentRoutes, fileRoutes } from "../http/routes/files";
 import { parseJsonBody, pipeline } from "../http/pipeline";
 import { openapiRoutes } from "../http/openapi/ui";
 import { paymentMethodRoutes } from "../http/routes/payment-methods";
@@ -80,6 +81,8 @@ export function composeApp(deps: AppDeps) {
     .use(paymentMethodRoutes(deps))
     .use(accountRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(fileRoutes(deps))
+    .use(fileContentRoutes(deps))
     .use(sandboxRoutes(deps, () => routes, handle))
     .use(dashboardRoutes(deps));
   routes.push(...app.routes.map((route) => ({ method: route.method, path: route.path })));

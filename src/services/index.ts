@@ -31,6 +31,7 @@ import { EphemeralTokens } from "./ephemeral";
 import { ReportService } from "./reports";
 import { OutcomeService } from "./outcomes";
 import { FaultService } from "./faults";
+import { FileService } from "./files";
 import { PaymentMethodService } from "./payment-methods";
 import { SandboxControl } from "./sandbox";
 import { SnapshotService } from "./snapshots";
@@ -95,6 +96,8 @@ export interface Services {
   fixtures: FixtureService;
   /** The surcharge review and the surcharge statement (the charge adds the surcharge itself). */
   surcharges: SurchargeService;
+  /** Files kept with the sandbox (/file) and served at their public_url. */
+  files: FileService;
 }
 
 /** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
@@ -160,6 +163,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     (merchantId, now) => settlement.run(merchantId, now),
     () => settlement.pendingMerchants(),
   );
+  const files = new FileService(db, clock, options.publicUrl);
   return {
     ...core,
     ephemeral,
@@ -182,5 +186,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     faults: new FaultService(),
     fixtures: new FixtureService(db, snapshots, clock),
     surcharges: new SurchargeService(db, paymentMethods),
+    files,
   };
 }

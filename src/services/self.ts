@@ -8,6 +8,11 @@ function derivedUuid(seed: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** The id of the API user a merchant's key acts as (GET /self `user.id`; the `user_id` of its records). */
+export function apiUserId(merchantId: string): string {
+  return derivedUuid(`user:${merchantId}`);
+}
+
 /** 12 digits derived from the merchant id: the processor merchant id (`mid`). */
 function merchantNumber(merchantId: string): string {
   const digits = BigInt(`0x${sha256Hex(`mid:${merchantId}`).slice(0, 15)}`)
@@ -22,7 +27,7 @@ export function selfRecord(row: MerchantRow): SelfRecord {
   return {
     ...merchantRecord(row),
     user: {
-      id: derivedUuid(`user:${row.id}`),
+      id: apiUserId(row.id),
       name: `${row.name} API key`,
       email: row.email === "" ? null : row.email,
       merchant_id: row.id,

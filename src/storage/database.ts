@@ -9,8 +9,8 @@ import { ApiError, DELETED_MEANWHILE } from "../domain/errors";
 
 export type Dialect = "sqlite" | "postgres";
 
-/** A value a query may carry: flags are integers 0/1 and money integer cents, in both dialects. */
-export type SqlValue = string | number | null;
+/** A value a query may carry: flags are integers 0/1 and money integer cents, in both dialects; bytes are a BLOB (SQLite) or bytea (PostgreSQL). */
+export type SqlValue = string | number | Uint8Array | null;
 
 /** A piece of SQL with its parameters, from the `sql` tag. Nested Sql values are inlined. */
 export class Sql {
@@ -83,12 +83,13 @@ export function renderSql(query: Sql, dialect: Dialect): RenderedSql {
   return { text, values };
 }
 
-/** A value as a driver parameter: strings and numbers as they are, null for undefined, 1/0 for booleans. */
+/** A value as a driver parameter: strings, numbers and bytes as they are, null for undefined, 1/0 for booleans. */
 export function parameter(value: unknown): SqlValue {
   if (value === undefined || value === null) return null;
   if (typeof value === "string" || typeof value === "number") return value;
   if (typeof value === "boolean") return value ? 1 : 0;
-  throw new TypeError(`a SQL parameter must be a string, a number or null, not ${typeof value}`);
+  if (value instanceof Uint8Array) return value;
+  throw new TypeError(`a SQL parameter must be a string, a number, bytes or null, not ${typeof value}`);
 }
 
 /** What a statement changed. */

@@ -55,13 +55,16 @@ describe("the OpenAPI document", () => {
     );
   });
 
-  test("every request body has a JSON schema and every 4xx answer is the error envelope", () => {
+  test("every request body has a JSON (or, for an upload, multipart) schema and every 4xx answer is the error envelope", () => {
     const problems: string[] = [];
     for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(operations)) {
         const where = `${method.toUpperCase()} ${path}`;
-        if (operation.requestBody && !operation.requestBody.content?.["application/json"]?.schema) {
-          problems.push(`${where}: request body without a JSON schema`);
+        const bodySchema =
+          operation.requestBody?.content?.["application/json"]?.schema ??
+          operation.requestBody?.content?.["multipart/form-data"]?.schema;
+        if (operation.requestBody && !bodySchema) {
+          problems.push(`${where}: request body without a JSON or multipart/form-data schema`);
         }
         for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
           const schema = response.content?.["application/json"]?.schema ?? response.content?.["text/html"]?.schema;

@@ -22,6 +22,7 @@ import {
   TransactionRecord,
 } from "../../src/domain/schemas/records";
 import { SelfMerchant, SelfRecord, SelfUser } from "../../src/domain/schemas/self";
+import { FileRecord } from "../../src/domain/schemas/files";
 import { CARD, setup, tokenize } from "../support/app";
 
 const CONTRACT = readFileSync(join(import.meta.dir, "..", "..", "docs", "contract.md"), "utf8");
@@ -66,6 +67,7 @@ const SCHEMAS: Record<string, TObject> = {
   Sms: SmsRecord,
   Item: ItemRecord,
   PaymentLink: PaymentLinkRecord,
+  File: FileRecord,
 };
 
 /** One of each record, from the API, after a pay(), a tokenize and a deposit. */
@@ -105,6 +107,17 @@ beforeAll(async () => {
   const made = await ctx.call("POST", "/query/payment-links", { body: { common_name: "Gear link", amount: 3 } });
   expect(made.status).toBe(201);
   const link = (await call("GET", `/query/payment-links/${made.body.body.id}`)).data;
+  const form = new FormData();
+  form.append("name", "notes");
+  form.append("file", new Blob(["Delivered on Monday."]), "notes.txt");
+  const upload = await ctx.app.handle(
+    new Request("http://localhost/file", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ctx.apiKey}` },
+      body: form,
+    }),
+  );
+  expect(upload.status).toBe(200);
   Object.assign(answers, {
     Webhook: webhook,
     WebhookDelivery: (await call("GET", `/webhook/${webhook.id}/deliveries`)).data[0],
@@ -122,6 +135,7 @@ beforeAll(async () => {
     MerchantSettings: self.settings,
     MerchantCustomField: self.settings.custom_fields[0],
     Deposit: deposit,
+    File: await upload.json(),
     DepositDetail: (await call("GET", `/query/depositDetail?batch_id=${deposit.batch_id}`)).data[0],
   });
   // The other routes that answer a payment method give the same record.

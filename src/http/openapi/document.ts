@@ -12,6 +12,7 @@
  *
  * Every route the rate limiter covers documents its 429, every route with a body its 400 and 413
  * (both answered before the route's own code), and each answer gets a description of its status.
+ * An upload route (`parse: "multipart/form-data"`, a required `file`) lists only multipart/form-data.
  * A text answer whose schema says `contentMediaType` (the hosted pages: text/html) is listed under
  * that media type instead of the plugin's text/plain.
  */
@@ -105,6 +106,10 @@ export function buildDocument(app: AnyElysia, options: DocumentOptions): Json {
         if (mediaType) response.content = { [mediaType]: text };
       }
       if (operation.requestBody) {
+        // An upload (a required `file`) is multipart/form-data only: JSON cannot carry its bytes.
+        const content = (operation.requestBody as { content?: Record<string, { schema?: { required?: string[] } }> })
+          .content;
+        if (content?.["multipart/form-data"]?.schema?.required?.includes("file")) delete content["application/json"];
         const responses = (operation.responses ??= {}) as Record<string, unknown>;
         for (const [status, description] of Object.entries(BODY_ERRORS)) {
           responses[status] ??= { description, content: { "application/json": { schema: ErrorBody } } };

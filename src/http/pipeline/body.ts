@@ -41,3 +41,28 @@ export async function readBody(request: Request, limit = MAX_BODY_BYTES): Promis
   }
   return Buffer.concat(chunks).toString("utf8");
 }
+
+/** Reads a body of at most `limit` bytes as bytes (an upload), refusing a larger one with `tooLargeError`. */
+export async function readBytes(
+  request: Request,
+  limit: number,
+  tooLargeError: () => Error = tooLarge,
+): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > limit) throw tooLargeError();
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLargeError();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}

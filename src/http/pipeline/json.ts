@@ -1,5 +1,6 @@
 /**
- * The one body parser: JSON whatever the content-type says, read by {@link readBody} (at most
+ * The one body parser: JSON whatever the content-type says (but multipart/form-data on the upload
+ * routes, ./multipart.ts), read by {@link readBody} (at most
  * 1 MiB), an empty body as {}. Malformed JSON is a 400 `malformed_json`; JSON that is not an object
  * (`"hello"`, `[]`, `42`, `null`: no route takes one) is a 422; JSON nested deeper than
  * {@link MAX_JSON_DEPTH} or holding a NUL character in any string or key is a 422. Routes then
@@ -12,6 +13,7 @@ import { Elysia } from "elysia";
 import { ApiError, ValidationFailed } from "../../domain/errors";
 import { readBody } from "./body";
 import { NOT_AN_OBJECT_MESSAGE, NUL_MESSAGE } from "./messages";
+import { isMultipart, isUploadPath, parseMultipart } from "./multipart";
 
 /** The deepest nesting of objects and arrays a JSON body may have. */
 export const MAX_JSON_DEPTH = 32;
@@ -46,8 +48,23 @@ function holdsNul(value: unknown): boolean {
   return false;
 }
 
-/** Parses a request's body as JSON (the app's onParse; the OpenAPI document names it application/json). */
-export async function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
+/**
+ * Parses a request's body as JSON (the app's onParse; the OpenAPI document names it application/json),
+ * or, on an upload path, a multipart/form-data body into its fields (./multipart.ts).
+ */
+export async function parseJsonBody({
+  request,
+  contentType,
+  path,
+}: {
+  request: Request;
+  contentType?: string;
+  path?: string;
+}): Promise<unknown> {
+  // Elysia's contentType has lost the boundary: the form is read with the header itself.
+  if (path !== undefined && isUploadPath(path) && isMultipart(contentType)) {
+    return parseMultipart(request, request.headers.get("content-type") ?? "");
+  }
   const text = await readBody(request);
   if (text.trim() === "") return {};
   let value: unknown;

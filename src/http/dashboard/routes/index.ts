@@ -5,7 +5,7 @@
  * with the one escaping helper (src/lib/html.ts) and served with a CSP that allows only this
  * origin's scripts and styles. One file per idea: `kit.ts` (what every route shares), the pages
  * (`record-pages.ts`, `catalog-pages.ts`, `schedule-pages.ts`, `outbox-pages.ts`,
- * `account-pages.ts`), the form actions (`record-actions.ts`, `account-actions.ts`), `live.ts` and
+ * `account-pages.ts`, `file-pages.ts`), the form actions (`record-actions.ts`, `account-actions.ts`), `live.ts` and
  * `assets.ts`; the HTML of each page is in ../pages.
  */
 import { Elysia } from "elysia";
@@ -14,6 +14,7 @@ import { accountActions } from "./account-actions";
 import { accountPages } from "./account-pages";
 import { assetRoutes } from "./assets";
 import { catalogPages } from "./catalog-pages";
+import { filePages } from "./file-pages";
 import { dashboardKit } from "./kit";
 import { liveRoutes } from "./live";
 import { outboxPages } from "./outbox-pages";
@@ -33,6 +34,7 @@ export function dashboardRoutes(deps: AppDeps) {
     .use(schedulePages(kit))
     .use(outboxPages(kit))
     .use(accountPages(kit))
+    .use(filePages(kit))
     .use(recordActions(kit))
     .use(accountActions(kit))
     .use(liveRoutes(kit));

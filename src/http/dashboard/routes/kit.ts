@@ -49,6 +49,7 @@ const NAV: readonly NavItem[] = [
   { path: "/dashboard/sms", label: "SMS" },
   { path: "/dashboard/webhooks", label: "Webhooks" },
   { path: "/dashboard/deposits", label: "Deposits" },
+  { path: "/dashboard/files", label: "Files" },
   { path: "/dashboard/clock", label: "Clock" },
   { path: "/dashboard/keys", label: "Keys" },
   { path: "/dashboard/settings", label: "Settings" },

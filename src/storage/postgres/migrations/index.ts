@@ -23,6 +23,7 @@ import m040 from "./040_invoice_schedules.sql" with { type: "text" };
 import m041 from "./041_catalog_and_payment_links.sql" with { type: "text" };
 import m042 from "./042_surcharging.sql" with { type: "text" };
 import m043 from "./043_after_the_charge.sql" with { type: "text" };
+import m044 from "./044_files_and_disputes.sql" with { type: "text" };
 import m045 from "./045_credit_transactions.sql" with { type: "text" };
 import m046 from "./046_outside_payments.sql" with { type: "text" };
 
@@ -49,6 +50,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 41, name: "041_catalog_and_payment_links", sql: m041 },
   { version: 42, name: "042_surcharging", sql: m042 },
   { version: 43, name: "043_after_the_charge", sql: m043 },
+  { version: 44, name: "044_files_and_disputes", sql: m044 },
   { version: 45, name: "045_credit_transactions", sql: m045 },
   { version: 46, name: "046_outside_payments", sql: m046 },
 ];
