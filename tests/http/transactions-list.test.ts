@@ -177,8 +177,8 @@ describe("OpenAPI", () => {
     const documented = new Set(
       Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
     );
-    // Pages, scripts and the dashboard are for browsers, not part of the API document.
-    const PAGES = ["/openapi", "/payjs", "/dashboard", "/hosted", "/_test", "/favicon.ico"];
+    // Pages, scripts, the dashboard and files' bytes (public_url) are for browsers, not part of the API document.
+    const PAGES = ["/openapi", "/payjs", "/dashboard", "/hosted", "/_test", "/favicon.ico", "/files/"];
     const routes = ctx.app.routes.filter(
       (r) => r.path !== "/" && r.method !== "OPTIONS" && !PAGES.some((prefix) => r.path.startsWith(prefix)),
     );
