@@ -80,9 +80,8 @@ export function composeApp(deps: AppDeps) {
     .use(paymentLinkRoutes(deps))
     .use(paymentMethodRoutes(deps))
     .use(accountRoutes(deps))
-    .use(webhookRoutes(deps))
-    .use(fileRoutes(deps))
-    .use(fileContentRoutes(deps))
+    // One plugin for the three (TS2589, above): webhooks, files and their public bytes.
+    .use(new Elysia().use(webhookRoutes(deps)).use(fileRoutes(deps)).use(fileContentRoutes(deps)))
     .use(sandboxRoutes(deps, () => routes, handle))
     .use(dashboardRoutes(deps));
   routes.push(...app.routes.map((route) => ({ method: route.method, path: route.path })));
