@@ -77,7 +77,11 @@ export const SelfMerchant = t.Object(
  * GET /self: the sandbox's own merchant fields at the top level (as before), plus `user` and
  * `merchant` where clients of the real service read them.
  */
-export const SelfRecord = t.Composite([MerchantRecord, t.Object({ user: SelfUser, merchant: SelfMerchant })], {
-  title: "Self",
-});
+// t.Object, not t.Composite: Composite clones its members, and Elysia marks a schema it answers with
+// (PUT /team/options answers SelfMerchant) as closed in place; a clone left unmarked beside it made
+// two different "SelfMerchant" schemas, and /openapi/json a 500.
+export const SelfRecord = t.Object(
+  { ...MerchantRecord.properties, user: SelfUser, merchant: SelfMerchant },
+  { title: "Self" },
+);
 export type SelfRecord = typeof SelfRecord.static;
