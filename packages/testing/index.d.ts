@@ -89,7 +89,9 @@ export interface ReasonCards {
  * Test cards by brand and outcome: `cards.visa.approve`, `cards.amex.decline`,
  * `cards.visa.insufficientFunds`, `cards.mastercard.stolenCard`… (every reason of ReasonCards on
  * Visa, Mastercard and Amex). All credit cards, but `debit` and `prepaid` (`cards.visa.debit`,
- * `cards.amex.prepaid`…), which approve and are never surcharged.
+ * `cards.amex.prepaid`…), which approve and are never surcharged. `newExpiry` and `reissued`
+ * (`cards.visa.reissued`…) approve, and their brand updates them on the sandbox clock: a new
+ * expiry, or a new number (docs/testing-failures.md, "Card updates").
  */
 export declare const cards: {
   readonly visa: {
@@ -97,14 +99,23 @@ export declare const cards: {
     readonly decline: TestCard;
     readonly debit: TestCard;
     readonly prepaid: TestCard;
+    readonly newExpiry: TestCard;
+    readonly reissued: TestCard;
   } & ReasonCards;
   readonly mastercard: {
     readonly approve: TestCard;
     readonly decline: TestCard;
     readonly debit: TestCard;
     readonly prepaid: TestCard;
+    readonly newExpiry: TestCard;
+    readonly reissued: TestCard;
   } & ReasonCards;
-  readonly amex: { readonly approve: TestCard; readonly decline: TestCard; readonly prepaid: TestCard } & ReasonCards;
+  readonly amex: {
+    readonly approve: TestCard;
+    readonly decline: TestCard;
+    readonly prepaid: TestCard;
+    readonly reissued: TestCard;
+  } & ReasonCards;
   readonly discover: { readonly approve: TestCard; readonly decline: TestCard; readonly debit: TestCard };
   readonly jcb: { readonly approve: TestCard; readonly decline: TestCard };
   readonly diners: { readonly approve: TestCard; readonly decline: TestCard };

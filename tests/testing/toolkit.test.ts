@@ -437,6 +437,8 @@ describe("cards and bank", () => {
     expect(cards.visa.approve.number).toBe("4111111111111111");
     expect(cards.visa.insufficientFunds.outcome).toBe("insufficient_funds");
     expect(cards.visa.debit).toMatchObject({ number: "4000056655665556", funding: "debit", outcome: "approve" });
+    expect(cards.visa.reissued).toMatchObject({ number: "4000000000007718", outcome: "approve" });
+    expect(cards.mastercard.newExpiry).toMatchObject({ number: "5200000000007705", outcome: "approve" });
     expect(cards.amex.prepaid).toMatchObject({ funding: "prepaid", cvv: "1234" });
     expect(bank.approve.routing).toBe(TEST_BANK.routing);
     expect(bank.approve.account).toBe(TEST_BANK.approvingAccount);

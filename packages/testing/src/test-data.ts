@@ -16,6 +16,16 @@ function expiry(now = new Date()): { month: string; year: string; exp: string } 
   return { month: "12", year, exp: `12${year.slice(2)}` };
 }
 
+/**
+ * A card's name under its brand: credit cards by outcome; the debit and prepaid ones (which
+ * approve) by their funding; the ones their brand updates on the clock (which approve too) by the
+ * update: `reissued` (a new number) or `newExpiry`.
+ */
+function keyOf(card: (typeof TEST_CARDS)[number]): string {
+  if (card.update) return card.update.lastFour ? "reissued" : "newExpiry";
+  return card.funding === "credit" ? camel(card.outcome) : card.funding;
+}
+
 function buildCards(): typeof Public.cards {
   const { month, year, exp } = expiry();
   const byBrand: Record<string, Record<string, Public.TestCard>> = {};
@@ -31,8 +41,7 @@ function buildCards(): typeof Public.cards {
       outcome: card.outcome,
       description: card.description,
     });
-    // Credit cards by outcome; the debit and prepaid ones (which approve) by their funding.
-    (byBrand[card.brand] ??= {})[card.funding === "credit" ? camel(card.outcome) : card.funding] = entry;
+    (byBrand[card.brand] ??= {})[keyOf(card)] = entry;
   }
   for (const brand of Object.values(byBrand)) Object.freeze(brand);
   return Object.freeze(byBrand) as unknown as typeof Public.cards;
