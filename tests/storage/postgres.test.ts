@@ -287,8 +287,8 @@ describePostgres("PostgreSQL migrations", () => {
         const sequenced = ["merchants", "customers", "payment_methods", "invoices", "transactions", "deposits"];
         // And the tables of later migrations that list in insertion order (041: items, payment links).
         sequenced.push("items", "payment_links");
-        // 043: deposit adjustments.
-        sequenced.push("deposit_adjustments");
+        // 040: invoice schedules; 043: deposit adjustments; 044: files and disputes.
+        sequenced.push("invoice_schedules", "deposit_adjustments", "files", "disputes");
         for (const table of sequenced) {
           const seq = shape.tables[table]!.find((column) => column.name === "seq");
           expect(seq).toEqual({ name: "seq", notNull: true, default: null, primaryKey: false });

@@ -14,7 +14,7 @@ header.top .bar { display: flex; align-items: center; gap: 18px; padding: 10px 2
 header.top a { color: #d0d7e2; }
 header.top a.brand { color: #fff; font-weight: 700; font-size: 16px; flex: none; }
 /* One line at every width: the links scroll sideways on a phone instead of wrapping. */
-header.top nav { display: flex; gap: 14px; flex-wrap: nowrap; overflow-x: auto; white-space: nowrap; min-width: 0; flex: 1; scrollbar-width: thin; }
+header.top nav { display: flex; gap: 12px; flex-wrap: nowrap; overflow-x: auto; white-space: nowrap; min-width: 0; flex: 1; scrollbar-width: thin; }
 header.top nav a { padding: 2px 0; }
 header.top nav a.current { color: #fff; font-weight: 600; border-bottom: 2px solid #8da2fb; }
 header.top .tools { display: flex; align-items: center; gap: 8px 18px; padding: 4px 20px 8px; flex-wrap: wrap; font-size: 13px; color: #d0d7e2; }
