@@ -1,7 +1,14 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { runIdempotent, type StoredResponse } from "../services/idempotency";
 import type { Executor } from "../services";
 import type { AppDeps } from "./deps";
+
+/** The header every idempotent route documents: a retry with the same key and body gets the first answer. */
+export const IdempotencyHeaders = t.Object({
+  "idempotency-key": t.Optional(
+    t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
+  ),
+});
 
 /**
  * What an idempotent route declares: its scope, the route as keys are stored under it (`:name`

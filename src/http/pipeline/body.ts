@@ -26,20 +26,7 @@ export async function readBody(request: Request, limit = MAX_BODY_BYTES): Promis
     if (Buffer.byteLength(text) > limit) throw tooLarge();
     return text;
   }
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return (await readStream(request.body, limit, tooLarge)).toString("utf8");
 }
 
 /** Reads a body of at most `limit` bytes as bytes (an upload), refusing a larger one with `tooLargeError`. */
@@ -51,7 +38,16 @@ export async function readBytes(
   const declared = Number(request.headers.get("content-length"));
   if (declared > limit) throw tooLargeError();
   if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
+  return readStream(request.body, limit, tooLargeError);
+}
+
+/** Reads a stream to its end, cancelling it and throwing `tooLargeError()` once it passes `limit` bytes. */
+async function readStream(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  tooLargeError: () => Error,
+): Promise<Buffer> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

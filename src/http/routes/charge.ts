@@ -1,19 +1,13 @@
 import { Elysia, t } from "elysia";
 import { parseTotalCents, validateMeta } from "../../../packages/rules/validation";
 import { merchantAuth } from "../auth";
-import { idempotency } from "../idempotency";
+import { IdempotencyHeaders, idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { ApiError, assertValid } from "../../domain/errors";
 import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../../domain/schemas/records";
 import { ChargeBody, CreditBody } from "../../domain/schemas/charge";
 import { declineFields } from "../../domain/gateway";
 import { surchargePolicyOf } from "../../services/merchants";
-
-const IdempotencyHeaders = t.Object({
-  "idempotency-key": t.Optional(
-    t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
-  ),
-});
 
 /** An approved transaction's 200, a declined one's 402 with the failed transaction (kept). */
 function answer(row: { success: number }, record: typeof TransactionRecord.static) {
@@ -30,6 +24,17 @@ function answer(row: { success: number }, record: typeof TransactionRecord.stati
       };
 }
 
+/** A charge's or a credit's total in cents and its meta, or a 422 naming what is wrong with either. */
+function moneyOf(body: { total: unknown; meta?: unknown }): { totalCents: number; meta: Record<string, unknown> } {
+  const total = parseTotalCents(body.total);
+  // meta as parsed (MetaInput is not normalized): an object is stored exactly as sent.
+  const meta = body.meta ?? {};
+  const errors = validateMeta(meta);
+  if ("error" in total) errors.total = [total.error];
+  assertValid(errors);
+  return { totalCents: "cents" in total ? total.cents : 0, meta: meta as Record<string, unknown> };
+}
+
 /** POST /charge and POST /credit: money from, and money to, a payment method. */
 export function chargeRoutes(deps: AppDeps) {
   const { transactions, invoices } = deps.services;
@@ -40,13 +45,7 @@ export function chargeRoutes(deps: AppDeps) {
       "/charge",
       ({ merchant, body, idempotently }) =>
         idempotently(async (tx) => {
-          const total = parseTotalCents(body.total);
-          // meta as parsed (MetaInput is not normalized): an object is stored exactly as sent.
-          const meta = body.meta ?? {};
-          const errors = validateMeta(meta);
-          if ("error" in total) errors.total = [total.error];
-          assertValid(errors);
-          const totalCents = "cents" in total ? total.cents : 0;
+          const { totalCents, meta } = moneyOf(body);
           if (body.invoice_id !== undefined && !(await invoices.findRow(tx, merchant.id, body.invoice_id))) {
             throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
           }
@@ -54,7 +53,7 @@ export function chargeRoutes(deps: AppDeps) {
             paymentMethodId: body.payment_method_id,
             totalCents,
             preAuth: body.pre_auth ?? false,
-            meta: meta as Record<string, unknown>,
+            meta,
             invoiceId: body.invoice_id ?? null,
             source: "api",
             isMerchantPresent: true,
@@ -79,15 +78,11 @@ export function chargeRoutes(deps: AppDeps) {
       "/credit",
       ({ merchant, body, idempotently }) =>
         idempotently(async (tx) => {
-          const total = parseTotalCents(body.total);
-          const meta = body.meta ?? {};
-          const errors = validateMeta(meta);
-          if ("error" in total) errors.total = [total.error];
-          assertValid(errors);
+          const { totalCents, meta } = moneyOf(body);
           const { row, record } = await transactions.credit(tx, merchant.id, {
             paymentMethodId: body.payment_method_id,
-            totalCents: "cents" in total ? total.cents : 0,
-            meta: meta as Record<string, unknown>,
+            totalCents,
+            meta,
           });
           return answer(row, record);
         }),

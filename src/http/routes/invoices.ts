@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { settingsOf, surchargePolicyOf } from "../../services/merchants";
 import { listPage } from "../page";
 import { merchantAuth } from "../auth";
-import { idempotency } from "../idempotency";
+import { IdempotencyHeaders, idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { payInvoice, payScope } from "./invoices-pay";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
@@ -15,12 +15,6 @@ import {
   InvoiceUpdateBody,
   PayInvoiceBody,
 } from "../../domain/schemas/invoices";
-
-const IdempotencyHeaders = t.Object({
-  "idempotency-key": t.Optional(
-    t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
-  ),
-});
 
 /** The merchant's invoices (API key). */
 export function invoiceRoutes(deps: AppDeps) {

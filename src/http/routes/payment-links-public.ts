@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { tokenAuth } from "../auth";
-import { idempotency } from "../idempotency";
+import { IdempotencyHeaders, idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { payInvoice } from "./invoices-pay";
 import { settingsOf } from "../../services/merchants";
@@ -39,9 +39,7 @@ export function publicPaymentLinkRoutes(deps: AppDeps) {
         idempotent: "POST /webpayment/payment-link/:id/pay",
         params: t.Object({ token: t.String(), id: t.String() }),
         body: LinkPayBody,
-        headers: t.Object({
-          "idempotency-key": t.Optional(t.String({ description: "Same key + same body → same answer" })),
-        }),
+        headers: IdempotencyHeaders,
         response: {
           200: InvoiceRecord,
           401: ErrorBody,

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { merchantAuth } from "../auth";
-import { idempotency } from "../idempotency";
+import { IdempotencyHeaders, idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody, PageOf, PaymentMethodRecord } from "../../domain/schemas/records";
 import { PaymentMethodBody, PaymentMethodQuery, PaymentMethodUpdateBody } from "../../domain/schemas/payment-methods";
@@ -35,11 +35,7 @@ export function paymentMethodRoutes(deps: AppDeps) {
       {
         idempotent: CREATE,
         body: PaymentMethodBody,
-        headers: t.Object({
-          "idempotency-key": t.Optional(
-            t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
-          ),
-        }),
+        headers: IdempotencyHeaders,
         response: { 200: PaymentMethodRecord, ...AUTH_ERRORS, 409: ErrorBody },
         detail: {
           summary: "Create a payment method server-side (what the mobile SDKs do with the merchant key)",

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { listPage } from "../page";
 import { parseTotalCents } from "../../../packages/rules/validation";
 import { merchantAuth } from "../auth";
-import { idempotency } from "../idempotency";
+import { IdempotencyHeaders, idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { assertValid, ValidationFailed } from "../../domain/errors";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery, TransactionRecord } from "../../domain/schemas/records";
@@ -36,11 +36,6 @@ export const TransactionQuery = t.Object({
   batch_id: t.Optional(t.String({ description: "transactions with a row in this settlement batch" })),
 });
 
-const IdempotencyHeaders = t.Object({
-  "idempotency-key": t.Optional(
-    t.String({ description: "Repeat a request safely: same key + same body → same answer" }),
-  ),
-});
 const AmountBody = (what: string) =>
   t.Optional(
     t.Object({

@@ -4,6 +4,7 @@
  */
 import type { DeliveryView, WebhookView } from "../../../services/dashboard";
 import type { Page } from "../../page";
+import { EVENT_NAMES } from "../../../domain/events";
 import { html, queryString, type Renderable, type SafeHtml } from "../../../lib/html";
 import { actionButton, badge, command, copyable, emptyState, fields, idLink, idText, pager, when } from "../layout";
 import type { Hints } from "./hints";
@@ -64,28 +65,8 @@ export function deliveriesTable(deliveries: readonly DeliveryView[], back: strin
   </table>`;
 }
 
-const EVENT_CHOICES = [
-  "*",
-  "create_transaction",
-  "update_transaction",
-  "update_transaction_settled",
-  "create_payment_method",
-  "update_payment_method",
-  "create_invoice",
-  "update_invoice",
-  "send_invoice",
-  "create_customer",
-  "update_customer",
-  "create_deposit",
-  "create_item",
-  "update_item",
-  "delete_item",
-  "create_webhook",
-  "delete_webhook",
-  "create_scheduled_invoice",
-  "update_scheduled_invoice",
-  "delete_scheduled_invoice",
-];
+/** The events a webhook can subscribe to: every event the sandbox sends, or all of them. */
+const EVENT_CHOICES = ["*", ...EVENT_NAMES];
 
 function eventSelect(id: string, value: string): SafeHtml {
   return html`<select name="event" id="${id}">
