@@ -3,7 +3,8 @@
  * Builds paysandbox/testing for Node 20+ and every test runner: testing/src (TypeScript, with the
  * repository's own webhook verifier, test data and example page bundled in, so the toolkit follows
  * them) becomes testing/dist/index.js (ESM) and index.cjs (CommonJS, what Jest loads), beside the
- * hand-written declarations copied as index.d.ts and index.d.cts. Node and its ecosystem cannot
+ * hand-written declarations (testing/index.d.ts and the parts it re-exports from testing/types/)
+ * joined into one index.d.ts and index.d.cts. Node and its ecosystem cannot
  * load TypeScript, so the package ships JavaScript; Bun.build is already the repository's bundler.
  *
  * Beside it, testing/dist/server: the sandbox the toolkit starts, src/entry/server.ts bundled into
@@ -18,7 +19,7 @@
  *
  *   bun scripts/build-testing.ts
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { buildBrowserFiles, SOURCE_DIRS } from "../src/http/assets/build";
 import {
@@ -53,9 +54,24 @@ export async function buildTesting(outdir: string = TESTING_DIST): Promise<void>
       throw new AggregateError(result.logs, `building paysandbox/testing (${format}) failed`);
     }
   }
-  copyFileSync(join(ROOT, "packages", "testing", "index.d.ts"), join(outdir, "index.d.ts"));
-  copyFileSync(join(ROOT, "packages", "testing", "index.d.ts"), join(outdir, "index.d.cts"));
+  const declarations = joinedDeclarations(join(ROOT, "packages", "testing"));
+  writeFileSync(join(outdir, "index.d.ts"), declarations);
+  writeFileSync(join(outdir, "index.d.cts"), declarations);
   await buildServerBundle(join(outdir, "server"));
+}
+
+/**
+ * The toolkit's declarations as one file that stands alone (a .d.cts cannot re-export an ES module's
+ * declarations): each `export * from "./types/NAME";` of index.d.ts replaced by that part, and the
+ * imports between the parts dropped.
+ */
+export function joinedDeclarations(dir: string): string {
+  const part = /^export \* from "\.\/types\/([\w-]+)";\n/gm;
+  const imports = /^import type \{[^}]*\} from "\.\/(?:types\/)?[\w-]+";\n/gm;
+  const index = readFileSync(join(dir, "index.d.ts"), "utf8").replace(imports, "");
+  return index.replace(part, (_, name: string) =>
+    readFileSync(join(dir, "types", `${name}.d.ts`), "utf8").replace(imports, ""),
+  );
 }
 
 /** Every file below `dir`, as paths relative to the root. */

@@ -475,12 +475,13 @@ describe("bundle and typings", () => {
   }, 30_000);
 
   test("the served typings stand alone and type-check an integrator's code, rejecting an unknown event", async () => {
-    const [types, codes] = await Promise.all([
+    const [types, records, codes] = await Promise.all([
       Bun.file("packages/payjs/types.ts").text(),
+      Bun.file("packages/payjs/records.ts").text(),
       Bun.file("packages/rules/codes.ts").text(),
     ]);
     const dir = mkdtempSync(join(tmpdir(), "payjs-dts-"));
-    writeFileSync(join(dir, "payjs.d.ts"), typingsOf(types, codes));
+    writeFileSync(join(dir, "payjs.d.ts"), typingsOf(types, records, codes));
     writeFileSync(
       join(dir, "good.ts"),
       `import type { Invoice, PayJsError, PaymentMethod } from "./payjs";

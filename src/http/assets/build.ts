@@ -32,22 +32,35 @@ export const BROWSER_FILES = [
 ] as const;
 export type BrowserFile = (typeof BROWSER_FILES)[number];
 
-/** The served typings: types.ts with the error and decline codes (rules/codes.ts) inlined, so the file stands alone. */
-export function typingsOf(typesTs: string, codesTs: string): string {
+/**
+ * The served typings, one file that stands alone: types.ts, then the records it re-exports
+ * (records.ts), with the error and decline codes (rules/codes.ts) inlined for their imports.
+ */
+export function typingsOf(typesTs: string, recordsTs: string, codesTs: string): string {
   const union = (name: string) => {
     const found = new RegExp(`export type ${name} =[\\s\\S]*?"\\s*;`).exec(codesTs)?.[0];
     if (!found) throw new Error(`packages/rules/codes.ts: no ${name} union to inline into payjs.d.ts`);
     return found;
   };
-  const body = typesTs.replace(/import type \{ [\w, ]+ \} from "\.\.\/rules\/codes";\n/, "");
+  const withoutImports = (text: string) =>
+    text
+      .replace(/^import type \{ [\w, ]+ \} from "[./\w]+";\n/gm, "")
+      .replace(/^export type \* from "[./\w]+";\n/gm, "");
   const header = `// payjs.d.ts: the typings of payjs.js, served by paysandbox.\n\n/** Error codes the API answers with (see the error envelope). */\n${union("ApiErrorCode")}\n\n/** Why the processor declined a payment (a 402's decline_code). */\n${union("DeclineCode")}\n`;
-  return body.replace(/^(\/\*\*[\s\S]*?\*\/\n)/, `$1${header}`);
+  const types = withoutImports(typesTs).replace(/^(\/\*\*[\s\S]*?\*\/\n)/, `$1${header}`);
+  return `${types}\n${withoutImports(recordsTs)}`;
 }
 
 /** The text of one browser file, built from the sources under `root`. */
 export async function buildBrowserFile(name: BrowserFile, root: string = PROJECT_ROOT): Promise<string> {
   const read = (file: string) => readFileSync(join(root, file), "utf8");
-  if (name === "payjs.d.ts") return typingsOf(read("packages/payjs/types.ts"), read("packages/rules/codes.ts"));
+  if (name === "payjs.d.ts") {
+    return typingsOf(
+      read("packages/payjs/types.ts"),
+      read("packages/payjs/records.ts"),
+      read("packages/rules/codes.ts"),
+    );
+  }
   if (name === "frame.html") return read("packages/payjs/frame.html");
   const { entry, format, minify } = BUNDLES[name];
   const result = await Bun.build({ entrypoints: [join(root, entry)], target: "browser", format, minify });
