@@ -17,6 +17,13 @@ export interface DateRange {
 
 const BIN_TYPE = "CREDIT";
 const sumOf = (rows: readonly SaleRow[]) => rows.reduce((sum, row) => sum + row.total_cents, 0);
+const surchargesOf = (rows: readonly SaleRow[]) => rows.reduce((sum, row) => sum + Number(row.surcharge_cents), 0);
+/** A day's (or the range's) daily-sales line: the sales without their surcharges, the surcharges, the fees. */
+const dailyLine = (rows: readonly SaleRow[]) => ({
+  sales_total: centsToNumber(sumOf(rows) - surchargesOf(rows)),
+  surcharge_total: centsToNumber(surchargesOf(rows)),
+  fees_total: centsToNumber(feesOf(rows)),
+});
 const feesOf = (rows: readonly SaleRow[]) =>
   rows.reduce((sum, r) => sum + feeCents(r.method, "charge", r.total_cents), 0);
 
@@ -39,20 +46,15 @@ export class ReportService {
     return salesBetween(this.db, merchantId, `${range.startDate} 00:00:00`, `${range.endDate} 23:59:59`);
   }
 
-  /** GET /query/statement/v3/daily-sales: sales and fees per day with a sale, and their sums. */
+  /**
+   * GET /query/statement/v3/daily-sales: per day with a sale, the sales (without the surcharges
+   * added on top of them, as the surcharge statement counts them), the surcharges those sales
+   * carried, and the fees (taken on what the card paid, surcharge included); and their sums.
+   */
   async dailySales(merchantId: string, range: DateRange) {
     const days = groupBy(await this.sales(merchantId, range), (row) => row.created_at.slice(0, 10));
-    const data = [...days].map(([date, rows]) => ({
-      date,
-      sales_total: centsToNumber(sumOf(rows)),
-      surcharge_total: 0,
-      fees_total: centsToNumber(feesOf(rows)),
-    }));
-    const all = [...days.values()].flat();
-    return {
-      data,
-      summary: { sales_total: centsToNumber(sumOf(all)), surcharge_total: 0, fees_total: centsToNumber(feesOf(all)) },
-    };
+    const data = [...days].map(([date, rows]) => ({ date, ...dailyLine(rows) }));
+    return { data, summary: dailyLine([...days.values()].flat()) };
   }
 
   /** GET /query/statement/v3/volumes/card-processing: sales by payment method, by kind, by card brand. */

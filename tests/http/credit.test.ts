@@ -13,7 +13,7 @@ import { startReceiver, type Receiver } from "../support/webhook-receiver";
 
 /**
  * The credit record's known departures from the real example (docs/contract.md): fields the
- * sandbox does not keep (users, files, recurring, schedules) and the customer, which the sandbox
+ * sandbox does not keep (users, files, recurring) and the customer, which the sandbox
  * nests in payment_method.
  */
 const CREDIT_GAPS = [
@@ -21,7 +21,6 @@ const CREDIT_GAPS = [
   "missing: files",
   "missing: merchant_id",
   "missing: recurring_transaction_id",
-  "missing: schedule_id",
   "missing: user",
   "missing: user_id",
 ];

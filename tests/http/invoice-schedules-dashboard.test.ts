@@ -55,6 +55,13 @@ describe("the dashboard's invoice schedules", () => {
       a.getAttribute("href")?.startsWith("/dashboard/schedules/"),
     );
     expect(back?.getAttribute("href")).toBe(`/dashboard/schedules/${made.body.id}`);
+    // The occurrence's charge names its schedule (schedule_id) and links to it.
+    const paid = (await ctx.call("GET", `/invoice/${invoiceIds[0]}`)).body;
+    const charge = await page(ctx, `/dashboard/transactions/${paid.child_transactions[0].id}`);
+    const toSchedule = [...charge.querySelectorAll("a")].find((a) =>
+      a.getAttribute("href")?.startsWith("/dashboard/schedules/"),
+    );
+    expect(toSchedule?.getAttribute("href")).toBe(`/dashboard/schedules/${made.body.id}`);
     expect((await ctx.call("GET", "/dashboard/schedules/nothing", { auth: false })).status).toBe(404);
   }, 30_000);
 });

@@ -20,7 +20,6 @@ const TRANSACTION_GAPS = [
   "missing: files",
   "missing: merchant_id",
   "missing: recurring_transaction_id",
-  "missing: schedule_id",
   "missing: user",
   "missing: user_id",
 ];

@@ -117,6 +117,35 @@ describe("statement reports", () => {
     }
   });
 
+  test("daily sales count the surcharges stored on the sales: apart from the sales, fees on what the card paid", async () => {
+    const ctx = await setup();
+    const w = await startWeek(ctx);
+    const on = await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, {
+      body: { is_surcharge_enabled: true, cnp_credit_surcharge_rate: 3 },
+      auth: false,
+    });
+    expect(on.status).toBe(200);
+    // Monday: a credit Visa 100.00 pays 103.00 (fee 3.29), a debit Visa 50.00 no surcharge (1.75);
+    // a surcharged 10.00 voided is no sale. Tuesday: a credit Mastercard 12.34 pays 12.71 (0.67).
+    expect(await pay(ctx, 100)).toMatchObject({ total: 103, surcharge: 3 });
+    expect(await pay(ctx, 50, { card_number: "4000056655665556" })).toMatchObject({ total: 50, surcharge: 0 });
+    const voided = await pay(ctx, 10);
+    expect((await ctx.call("POST", `/transaction/${voided.id}/void`, { body: {} })).status).toBe(200);
+    await w.goTo(w.monday + DAY);
+    expect(await pay(ctx, 12.34, MASTERCARD)).toMatchObject({ total: 12.71, surcharge: 0.37 });
+    const daily = await report(ctx, "daily-sales", date(w.monday), date(w.monday + DAY));
+    expect(daily).toEqual({
+      data: [
+        { date: date(w.monday), sales_total: 150, surcharge_total: 3, fees_total: 5.04 },
+        { date: date(w.monday + DAY), sales_total: 12.34, surcharge_total: 0.37, fees_total: 0.67 },
+      ],
+      summary: { sales_total: 162.34, surcharge_total: 3.37, fees_total: 5.71 },
+    });
+    // The surcharge statement counts the same surcharges.
+    const statement = await report(ctx, "surcharges", date(w.monday), date(w.monday + DAY));
+    expect(statement.summary).toMatchObject({ sales_total: 112.34, surcharge_total: 3.37 });
+  });
+
   test("a range with no sales is empty; dates are required and may not run backwards", async () => {
     const ctx = await setup();
     expect(await report(ctx, "daily-sales", "2001-01-01", "2001-01-31")).toEqual({

@@ -52,7 +52,8 @@ describe("migration 045 on SQLite", () => {
     seed(raw);
     const before = raw.query("SELECT rowid, * FROM transactions ORDER BY rowid").all();
     const schemaBefore = schemaOf(raw);
-    expect(await migrateSqlite(raw)).toContain(45);
+    // Up to 045 alone: a later migration adding a column (050's schedule_id) is not 045's copy.
+    expect(await migrateSqlite(raw, SQLITE_MIGRATIONS.slice(0, REBUILD + 1))).toContain(45);
 
     expect(raw.query("SELECT rowid, * FROM transactions ORDER BY rowid").all()).toEqual(before);
     expect(raw.query("SELECT top_level FROM transaction_counts WHERE merchant_id = 'm1'").get()).toEqual({

@@ -11,6 +11,7 @@ import * as deposits from "../../src/storage/repositories/deposits";
 import * as emails from "../../src/storage/repositories/emails";
 import * as items from "../../src/storage/repositories/items";
 import * as links from "../../src/storage/repositories/payment-links";
+import * as schedules from "../../src/storage/repositories/invoice-schedules";
 import * as transactions from "../../src/storage/repositories/transactions";
 import * as webhooks from "../../src/storage/repositories/webhooks";
 
@@ -150,5 +151,23 @@ describe("query plans of the batched loads and the per-record lookups", () => {
     expect(link).toContain("USING INDEX sqlite_autoindex_payment_links_1 (id=?)");
     const stock = await planOf(await statementOf((ex) => items.addStock(ex, "item", -1, "2026-11-21 15:40:00")));
     expect(stock).toContain("(id=?)");
+  });
+
+  test("the clock's schedule work finds due schedules through the due index, never walking every schedule", async () => {
+    const now = "2026-11-21 15:40:00";
+    const due = await planOf(await statementOf((ex) => schedules.earliestDue(ex, "merchant", now)));
+    // Rows come in next_run_at order from the index; only ties on next_run_at are sorted by id.
+    expect(due).toContain("USING INDEX invoice_schedules_due (merchant_id=? AND next_run_at>? AND next_run_at<?)");
+    expect(due).not.toMatch(/SCAN invoice_schedules\b/);
+    const stop = await planOf(await statementOf((ex) => schedules.nextOccurrenceAfter(ex, "merchant", now)));
+    expect(stop).toContain("USING INDEX invoice_schedules_due (merchant_id=? AND next_run_at>?)");
+    // The real-time tick's merchants: the partial due index holds only schedules with an occurrence to come.
+    const pending = await planOf(await statementOf((ex) => schedules.merchantsWithSchedules(ex)));
+    expect(pending).toContain("USING INDEX invoice_schedules_due");
+    const lock = await planOf(await statementOf((ex) => schedules.lockSchedule(ex, "merchant", "schedule")));
+    expect(lock).toContain("USING INDEX sqlite_autoindex_invoice_schedules_1 (id=?)");
+    const made = await planOf(await statementOf((ex) => schedules.scheduleInvoiceIds(ex, "merchant", "schedule")));
+    expect(made).toContain("USING INDEX sqlite_autoindex_invoice_schedule_runs_1 (schedule_id=?)");
+    expect(made).not.toContain("TEMP B-TREE");
   });
 });

@@ -155,6 +155,12 @@ const transactionFields = {
   receipt_sms_at: NullableTimestamp,
   reference_id: t.String(),
   source: Nullable(t.String()),
+  schedule_id: Nullable(
+    t.String({
+      description:
+        "The invoice schedule whose invoice this transaction pays (its children carry their parent's); null otherwise",
+    }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
   pre_auth: t.Boolean(),

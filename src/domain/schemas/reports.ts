@@ -13,8 +13,8 @@ export const StatementQuery = t.Object({
 });
 
 const SalesFields = {
-  sales_total: Dollars("Successful, unvoided charges and captures"),
-  surcharge_total: Dollars("Surcharges collected (the sandbox surcharges nothing here: 0)"),
+  sales_total: Dollars("Successful, unvoided charges and captures, without the surcharges added on top"),
+  surcharge_total: Dollars("The credit card surcharges those sales carried"),
   fees_total: Dollars("The processor's fees on those sales"),
 };
 

@@ -46,7 +46,9 @@ export function chargeRoutes(deps: AppDeps) {
       ({ merchant, body, idempotently }) =>
         idempotently(async (tx) => {
           const { totalCents, meta } = moneyOf(body);
-          if (body.invoice_id !== undefined && !(await invoices.findRow(tx, merchant.id, body.invoice_id))) {
+          const invoice =
+            body.invoice_id === undefined ? undefined : await invoices.findRow(tx, merchant.id, body.invoice_id);
+          if (body.invoice_id !== undefined && !invoice) {
             throw new ApiError("not_found", "Invoice not found.", { param: "invoice_id" });
           }
           const { row, record } = await transactions.charge(tx, merchant.id, {
@@ -55,6 +57,8 @@ export function chargeRoutes(deps: AppDeps) {
             preAuth: body.pre_auth ?? false,
             meta,
             invoiceId: body.invoice_id ?? null,
+            // A charge of a schedule's invoice carries the schedule, as the occurrence's own does.
+            scheduleId: invoice?.schedule_id ?? null,
             source: "api",
             isMerchantPresent: true,
             // From the row authentication read: a surcharge costs the charge no query.

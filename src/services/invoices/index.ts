@@ -284,6 +284,7 @@ export class InvoiceService {
       preAuth: false,
       meta: parseJson(invoice.meta, {}),
       invoiceId: invoice.id,
+      scheduleId: invoice.schedule_id,
       source: options.source,
       isMerchantPresent: options.isMerchantPresent,
       // The attempt's receipt is e-mailed right after the commit (src/services/mail/receipts.ts); the

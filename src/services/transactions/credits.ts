@@ -97,6 +97,7 @@ export async function credit(
     pre_auth: 0,
     receipt_email_at: null,
     surcharge_cents: 0,
+    schedule_id: null,
     created_at: stamp,
     updated_at: stamp,
   });

@@ -51,6 +51,8 @@ export interface ChargeInput {
   preAuth: boolean;
   meta: Record<string, unknown>;
   invoiceId?: string | null;
+  /** The schedule of the invoice paid (the invoice's schedule_id), carried by the transaction. */
+  scheduleId?: string | null;
   source?: string | null;
   isMerchantPresent?: boolean;
   /** When a receipt e-mail goes out with this payment (pay() with send_receipt). */
@@ -215,6 +217,7 @@ export class TransactionService {
       pre_auth: input.preAuth ? 1 : 0,
       receipt_email_at: input.receiptEmailAt ?? null,
       surcharge_cents: surcharge.cents,
+      schedule_id: input.scheduleId ?? null,
       created_at: now,
       updated_at: now,
     });

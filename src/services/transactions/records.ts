@@ -106,6 +106,7 @@ export function buildRecord(
     receipt_sms_at: row.receipt_sms_at,
     reference_id: row.reference_id,
     source: row.source,
+    schedule_id: row.schedule_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
     pre_auth: row.pre_auth === 1,

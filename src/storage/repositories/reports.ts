@@ -10,6 +10,8 @@ export interface SaleRow {
   created_at: string;
   method: "card" | "bank";
   total_cents: number;
+  /** The part of total_cents that is a credit card surcharge (0 for none). */
+  surcharge_cents: number;
   card_type: string | null;
 }
 
@@ -19,7 +21,7 @@ export interface SaleRow {
  */
 export function salesBetween(ex: Executor, merchantId: string, from: string, to: string): Promise<SaleRow[]> {
   return ex.all<SaleRow>(
-    sql`SELECT t.created_at, t.method, t.total_cents, p.card_type
+    sql`SELECT t.created_at, t.method, t.total_cents, t.surcharge_cents, p.card_type
         FROM transactions t JOIN payment_methods p ON p.id = t.payment_method_id
         WHERE t.merchant_id = ${merchantId} AND t.created_at >= ${from} AND t.created_at <= ${to}
           AND t.type IN ('charge', 'capture') AND t.success = 1 AND t.is_voided = 0

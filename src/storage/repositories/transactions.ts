@@ -44,6 +44,11 @@ export interface TransactionRow {
    * or pre_auth's whole surcharge; the share a capture, void or refund carries; 0 for none.
    */
   surcharge_cents: number;
+  /**
+   * The invoice schedule whose invoice this pays (the real record's schedule_id): a charge of a
+   * schedule's invoice, and its children (copied from the parent); null otherwise.
+   */
+  schedule_id: string | null;
   /** The processing fee taken when the row settled (src/domain/fees.ts); null until then. */
   fee_cents: number | null;
   batch_id: string | null;
@@ -151,6 +156,7 @@ export type NewCharge = Pick<
   | "pre_auth"
   | "receipt_email_at"
   | "surcharge_cents"
+  | "schedule_id"
   | "created_at"
   | "updated_at"
 >;
@@ -165,11 +171,11 @@ export async function insertCharge(ex: Executor, c: NewCharge): Promise<Transact
     sql`INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method,
     type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, avs_street_result,
     avs_zip_result, cvv_result, meta, is_merchant_present, reference_id, source, pre_auth, receipt_email_at,
-    surcharge_cents, created_at, updated_at)
+    surcharge_cents, schedule_id, created_at, updated_at)
   VALUES (${c.id}, ${c.merchant_id}, ${c.invoice_id}, ${c.customer_id}, ${c.payment_method_id}, ${c.method}, ${c.type},
     ${c.success}, ${c.total_cents}, ${c.last_four}, ${c.auth_id}, ${c.issuer_auth_code}, ${c.message}, ${c.decline_code},
     ${c.avs_street_result}, ${c.avs_zip_result}, ${c.cvv_result}, ${c.meta}, ${c.is_merchant_present}, ${c.reference_id}, ${c.source}, ${c.pre_auth}, ${c.receipt_email_at},
-    ${c.surcharge_cents}, ${c.created_at}, ${c.updated_at})`,
+    ${c.surcharge_cents}, ${c.schedule_id}, ${c.created_at}, ${c.updated_at})`,
   );
   return {
     ...c,
@@ -196,11 +202,11 @@ export async function insertChild(
   await ex.run(
     sql`INSERT INTO transactions (id, merchant_id, parent_id, invoice_id, customer_id, payment_method_id, method, type,
           success, total_cents, last_four, auth_id, issuer_auth_code, meta, is_merchant_present, reference_id, source,
-          surcharge_cents, created_at, updated_at)
+          surcharge_cents, schedule_id, created_at, updated_at)
         VALUES (${child.id}, ${parent.merchant_id}, ${parent.id}, ${parent.invoice_id}, ${parent.customer_id},
           ${parent.payment_method_id}, ${parent.method}, ${child.type}, 1, ${child.cents}, ${parent.last_four},
           ${parent.auth_id}, ${parent.issuer_auth_code}, '{}', ${parent.is_merchant_present}, ${parent.reference_id},
-          'api', ${child.surchargeCents}, ${child.now}, ${child.now})`,
+          'api', ${child.surchargeCents}, ${parent.schedule_id}, ${child.now}, ${child.now})`,
   );
 }
 

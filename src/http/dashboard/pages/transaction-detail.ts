@@ -259,6 +259,15 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
                       ? html`<a href="${extras.invoicePath}">${t.invoice_id}</a> ${idText(t.invoice_id, "invoice id")}`
                       : copyable(t.invoice_id, "invoice id"),
                   ],
+                  ...(t.schedule_id
+                    ? ([
+                        [
+                          "Schedule",
+                          html`<a href="/dashboard/schedules/${encodeURIComponent(t.schedule_id)}">${t.schedule_id}</a>
+                            ${idText(t.schedule_id, "schedule id")}`,
+                        ],
+                      ] as [string, Renderable][])
+                    : []),
                 ])}`
             : ""
         }
