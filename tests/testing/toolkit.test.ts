@@ -442,6 +442,45 @@ describe("cards and bank", () => {
     expect(cards.amex.prepaid).toMatchObject({ funding: "prepaid", cvv: "1234" });
     expect(bank.approve.routing).toBe(TEST_BANK.routing);
     expect(bank.approve.account).toBe(TEST_BANK.approvingAccount);
+    const returning = TEST_BANK.accounts.filter((entry) => entry.achReturn);
+    expect(
+      Object.values(bank.returned)
+        .map((account) => account.account)
+        .sort(),
+    ).toEqual(returning.map((entry) => entry.account).sort());
+    expect(bank.returned.R10.achReturn).toEqual({ code: "R10", businessDays: 5 });
+    expect(bank.returned.R01AtSettlement.achReturn).toEqual({ code: "R01", businessDays: 0 });
+  });
+
+  test("a bank.returned account approves, then its bank returns it on the sandbox clock", async () => {
+    const sandbox = await startSandbox({ url: null });
+    try {
+      const merchant = await sandbox.merchant();
+      const account = bank.returned.R10;
+      const method = await json(`${sandbox.url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
+        body: {
+          method: "bank",
+          person_name: "Ada Lovelace",
+          bank_routing: account.routing,
+          bank_account: account.account,
+          bank_type: account.type,
+          bank_holder_type: account.holderType,
+        },
+      });
+      const sale = await json(`${sandbox.url}/charge`, {
+        key: merchant.apiKey,
+        body: { payment_method_id: method.body.id, total: 12.5 },
+      });
+      expect(sale.status).toBe(200);
+      const read = () => json(`${sandbox.url}/transaction/${sale.body.id}`, { key: merchant.apiKey, method: "GET" });
+      expect((await read()).body.is_voided).toBe(false);
+      await merchant.clock.advance(21);
+      const after = (await read()).body;
+      expect(after.is_voided).toBe(true);
+      expect(after.child_transactions.map((child: { decline_code: string }) => child.decline_code)).toContain("R10");
+    } finally {
+      await sandbox.stop();
+    }
   });
 
   test("each card and bank account does what its name says when charged", async () => {
@@ -467,7 +506,8 @@ describe("cards and bank", () => {
           expect([card.number, sale.status]).toEqual([card.number, card.outcome === "approve" ? 200 : 402]);
         }
       }
-      for (const account of Object.values(bank)) {
+      const { returned, ...atOnce } = bank;
+      for (const account of [...Object.values(atOnce), ...Object.values(returned)]) {
         const method = await json(`${sandbox.url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
           body: {
             method: "bank",

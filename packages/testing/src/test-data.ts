@@ -58,6 +58,25 @@ const account = (outcome: "R01" | "R02" | "R03" | "R04"): Public.TestBankAccount
     outcome,
   });
 
+/** The accounts that approve and are returned after settlement, by code (the 0-day R01 by its own name). */
+function returnedAccounts(): typeof Public.bank.returned {
+  const byName: Record<string, Public.ReturningBankAccount> = {};
+  for (const entry of TEST_BANK.accounts) {
+    if (!entry.achReturn) continue;
+    const { code, businessDays } = entry.achReturn;
+    const name = code === "R01" && businessDays === 0 ? "R01AtSettlement" : code;
+    byName[name] = Object.freeze({
+      routing: TEST_BANK.routing,
+      account: entry.account,
+      type: "checking",
+      holderType: "personal",
+      outcome: "approve",
+      achReturn: Object.freeze({ code, businessDays }),
+    });
+  }
+  return Object.freeze(byName) as unknown as typeof Public.bank.returned;
+}
+
 export const bank: typeof Public.bank = Object.freeze({
   approve: Object.freeze({
     routing: TEST_BANK.routing,
@@ -70,6 +89,7 @@ export const bank: typeof Public.bank = Object.freeze({
   R02: account("R02"),
   R03: account("R03"),
   R04: account("R04"),
+  returned: returnedAccounts(),
   // Any other account at the test routing number declines (docs/contract.md §8).
   decline: Object.freeze({
     routing: TEST_BANK.routing,

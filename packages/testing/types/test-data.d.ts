@@ -114,10 +114,22 @@ export interface TestBankAccount {
   readonly outcome: "approve" | "decline" | "R01" | "R02" | "R03" | "R04";
 }
 
+/** An ACH return code a test account's bank sends after settlement. */
+export type AchReturnCode = "R01" | "R02" | "R03" | "R04" | "R10" | "R29";
+
+/** A test bank account whose charge approves, settles, and is returned by its bank later. */
+export interface ReturningBankAccount extends TestBankAccount {
+  readonly outcome: "approve";
+  /** The return: its code, and how many business days after the settlement day it comes (0: at settlement, before payout). */
+  readonly achReturn: { readonly code: AchReturnCode; readonly businessDays: number };
+}
+
 /**
  * Test bank accounts by outcome: `bank.approve` (021000021 / 9876543210), `bank.decline`, and the
  * ACH returns `bank.R01` (insufficient funds), `bank.R02` (closed), `bank.R03` (no account),
- * `bank.R04` (invalid account number).
+ * `bank.R04` (invalid account number), which decline at once. `bank.returned.R01` … `bank.returned.R29`
+ * approve and are returned after they settle, on the sandbox clock (`bank.returned.R01AtSettlement`
+ * at the settlement itself, before payout; docs/testing-failures.md, "ACH returns after settlement").
  */
 export declare const bank: {
   readonly approve: TestBankAccount;
@@ -126,4 +138,13 @@ export declare const bank: {
   readonly R02: TestBankAccount;
   readonly R03: TestBankAccount;
   readonly R04: TestBankAccount;
+  readonly returned: {
+    readonly R01: ReturningBankAccount;
+    readonly R01AtSettlement: ReturningBankAccount;
+    readonly R02: ReturningBankAccount;
+    readonly R03: ReturningBankAccount;
+    readonly R04: ReturningBankAccount;
+    readonly R10: ReturningBankAccount;
+    readonly R29: ReturningBankAccount;
+  };
 };
