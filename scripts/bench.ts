@@ -36,7 +36,8 @@ import {
 import { postgresPhases } from "./bench/postgres";
 import { coldStart, rssOf, startServer, stopAll, stopChild } from "./bench/processes";
 import { report } from "./bench/report";
-import { seed, statementsPerCharge } from "./bench/seed";
+import { seed } from "./bench/seed";
+import { countedSqlite, countPerRequest, type RequestCounts } from "../tests/support/statements";
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
@@ -122,7 +123,7 @@ async function main() {
     const charge = await withCpu(sandbox.child.pid!, () =>
       drive(options, "charge", sandbox.url, "/charge", { apiKey: API_KEY }),
     );
-    const statements = await statementsPerCharge();
+    const statements = await countPerRequest(await countedSqlite());
 
     let pay: (Load & { cpu_us_per_request: number }) | null = null;
     // What each pay() chain sends: the card to tokenize, then the invoice (bench/load.mjs).
@@ -161,7 +162,13 @@ async function main() {
     const memory = rssOf(sandbox.child.pid!);
     await stopChild(sandbox.child);
 
-    const { pgOne, pgTwo, pgPay } = await postgresPhases(options, { hasPay, payLoad, warm, serverArgs, log });
+    const { pgOne, pgTwo, pgPay, pgStatements } = await postgresPhases(options, {
+      hasPay,
+      payLoad,
+      warm,
+      serverArgs,
+      log,
+    });
 
     Object.assign(results, {
       ceiling: ceil,
@@ -181,10 +188,18 @@ async function main() {
         ratio_to_reference_memory: round(charge.rps / reference.memory.rps, 3),
         ratio_to_floor: round(charge.rps / reference.schema.rps, 3),
       },
-      charge_postgres: pgOne && { ...pgOne, ratio_to_ceiling: round(pgOne.rps / ceil.rps, 3) },
+      charge_postgres: pgOne && {
+        ...pgOne,
+        ratio_to_ceiling: round(pgOne.rps / ceil.rps, 3),
+        ratio_to_sqlite: round(pgOne.rps / charge.rps, 3),
+      },
       charge_postgres_two_processes: pgTwo && { ...pgTwo, ratio_to_ceiling: round(pgTwo.rps / ceil.rps, 3) },
       pay: pay && { ...pay, pays_per_second: round(pay.rps / 3) },
-      pay_postgres: pgPay && { ...pgPay, pays_per_second: round(pgPay.rps / 3) },
+      pay_postgres: pgPay && {
+        ...pgPay,
+        pays_per_second: round(pgPay.rps / 3),
+        ratio_to_sqlite: pay ? round(pgPay.rps / pay.rps, 3) : null,
+      },
       list_big: { ...listBig, stored: bigTotal },
       list_small: { ...listSmall, stored: 1000 },
       list_ratio: round(listBig.rps / listSmall.rps, 3),
@@ -200,12 +215,13 @@ async function main() {
         after_load: round(memory.rss),
       },
       statements_per_charge: {
-        read: statements.read,
-        write: statements.write,
-        control: statements.control,
-        total: statements.total,
-        sql: statements.log,
+        read: statements.charge.read,
+        write: statements.charge.write,
+        control: statements.charge.control,
+        total: statements.charge.total,
+        sql: statements.charge.log,
       },
+      statements_per_request: { sqlite: perRequest(statements), postgres: pgStatements && perRequest(pgStatements) },
       payjs_bytes: payjs,
     });
     report({
@@ -221,6 +237,7 @@ async function main() {
       pay,
       pgPay,
       statements,
+      pgStatements,
       listBig,
       listSmall,
       bigTotal,
@@ -235,6 +252,16 @@ async function main() {
     stopAll();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Each request's statements and round trips, and the SQL of each, for results.json. */
+function perRequest(counts: RequestCounts) {
+  return Object.fromEntries(
+    Object.entries(counts).map(([name, c]) => [
+      name,
+      { statements: c.total, round_trips: c.roundTrips, read: c.read, write: c.write, control: c.control, sql: c.log },
+    ]),
+  );
 }
 
 await main();

@@ -19,12 +19,25 @@ export const REFERENCE_LABELS: Record<ReferenceMode, string> = {
   schema: "POST /charge's SQL alone: its two reads and INSERT on the seeded file, group-committed",
 };
 
-/** Runs a load phase and returns its result with the server's CPU microseconds per request. */
-export async function withCpu(pid: number, phase: () => Promise<Load>): Promise<Load & { cpu_us_per_request: number }> {
+/**
+ * Runs a load phase and returns its result with the server's CPU microseconds per request, and
+ * with `database` (the CPU clock of a PostgreSQL server, µs) the database server's beside it.
+ */
+export async function withCpu(
+  pid: number,
+  phase: () => Promise<Load>,
+  database?: () => number,
+): Promise<Load & { cpu_us_per_request: number; db_cpu_us_per_request?: number }> {
   const before = cpuMicros(pid);
+  const dbBefore = database?.();
   const load = await phase();
   const used = cpuMicros(pid) - before;
-  return { ...load, cpu_us_per_request: round(used / Math.max(1, load.requests), 0) };
+  const perRequest = (micros: number) => round(micros / Math.max(1, load.requests), 0);
+  return {
+    ...load,
+    cpu_us_per_request: perRequest(used),
+    ...(database && { db_cpu_us_per_request: perRequest(database() - dbBefore!) }),
+  };
 }
 
 function wrkScript(scenario: Scenario, path: string, apiKey?: string): string {

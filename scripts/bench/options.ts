@@ -72,7 +72,8 @@ export interface Load {
 export type Scenario = "ceiling" | "charge" | "get" | "pay";
 
 /** A load phase with the server's CPU microseconds per request. */
-export type Phase = Load & { cpu_us_per_request: number };
+/** A measured phase: the load, the sandbox's CPU per request, and on PostgreSQL the database server's. */
+export type Phase = Load & { cpu_us_per_request: number; db_cpu_us_per_request?: number };
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;

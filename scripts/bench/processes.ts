@@ -1,6 +1,6 @@
 /** The processes the bench starts: servers in their own process groups, their memory and CPU time. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { API_KEY, median, ROOT } from "./options";
@@ -118,6 +118,25 @@ export function cpuMicros(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * The CPU time of a PostgreSQL server and all its processes (the postmaster of `dataDir` and its
+ * children: one backend per connection, the WAL writer, the checkpointer…), in microseconds.
+ */
+export function serverCpuMicros(dataDir: string): number {
+  const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  let total = cpuMicros(postmaster);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ");
+      if (Number(fields[1]) === postmaster) total += cpuMicros(Number(entry)) || 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 export async function coldStart(command: string, args: (db: string) => string[], runs = 5): Promise<number> {

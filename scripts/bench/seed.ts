@@ -1,48 +1,11 @@
-/** The bench's data: the seeded SQLite file, its PostgreSQL twin, and the SQL one POST /charge runs. */
+/** The bench's data: the seeded SQLite file and its PostgreSQL twin. */
 import { buildDeps, composeApp } from "../../src/entry/app";
-import { around } from "../../src/storage/sqlite/group-commit";
 import { openSqlite } from "../../src/storage/sqlite/database";
-import { countStatements, type StatementCount } from "../../src/storage/sqlite/statement-counter";
 import { createLogger } from "../../src/lib/logger";
 import { sql } from "../../src/storage/database";
 import { openPostgres } from "../../src/storage/postgres/database";
 import { migratePostgres } from "../../src/storage/postgres/migrate";
 import { BIG_KEY, CARD, PM_PREFIX, SMALL_KEY, type Options } from "./options";
-
-/**
- * The SQL statements one POST /charge runs, counted in-process on the server's stack (the same app
- * and group commit, no socket): a warm merchant with no webhook, a fresh payment method, no
- * Idempotency-Key, and a batch of its own (so its BEGIN and COMMIT, which concurrent requests
- * share, are counted in full).
- */
-export async function statementsPerCharge(): Promise<StatementCount> {
-  const db = await openSqlite(":memory:", { groupCommit: true });
-  const counter = countStatements(db.raw);
-  const deps = await buildDeps({ db, config: { quiet: true }, log: createLogger({ quiet: true }) });
-  const app = composeApp(deps);
-  const merchant = await deps.services.merchants.getDefault();
-  const post = async (path: string, body: unknown) => {
-    const response = await around(db, () =>
-      app.handle(
-        new Request(`http://localhost${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${merchant.api_key}` },
-          body: JSON.stringify(body),
-        }),
-      ),
-    );
-    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
-    return (await response.json()) as { id: string };
-  };
-  const tokenize = () => post(`/webpayment/${merchant.web_payments_token}/tokenize`, CARD);
-  await post("/charge", { payment_method_id: (await tokenize()).id, total: 1 }); // warm: caches filled
-  const pm = await tokenize();
-  counter.take();
-  await post("/charge", { payment_method_id: pm.id, total: 10.5, meta: { reference: "bench" } });
-  const count = counter.take();
-  await db.close();
-  return count;
-}
 
 /**
  * Builds the benchmark database directly with SQL (not through HTTP): the default merchant with

@@ -111,6 +111,19 @@ export interface Transaction extends Executor {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
+/**
+ * A write whose answer the caller does not need (it built the row itself): on PostgreSQL it is held
+ * and sent with the unit of work's next statement or its COMMIT, saving a round trip; a failure
+ * fails the unit as if thrown here. Elsewhere (SQLite, or outside a unit of work) it runs now.
+ * `then` is told what it changed once it ran.
+ */
+export async function writeBehind(ex: Executor, query: Sql, then?: (result: RunResult) => void): Promise<void> {
+  const holder = ex as Executor & { hold?: (query: Sql, then?: (result: RunResult) => void) => void };
+  if (holder.hold) return holder.hold(query, then);
+  const result = await ex.run(query);
+  then?.(result);
+}
+
 export interface Database extends Executor {
   /** One unit of work: committed when `work` resolves, rolled back (and rethrown) when it throws. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;

@@ -7,22 +7,14 @@
  * - statements rendered from the `sql` tag with $1.. placeholders;
  * - int8 and numeric results (COUNT, SUM, BIGINT money columns) as JS numbers, booleans as 0/1;
  * - a unique violation (SQLSTATE 23505) as {@link UniqueViolation};
- * - `transaction()` as BEGIN/COMMIT on one reserved connection, nested calls as savepoints.
+ * - `transaction()` as BEGIN/COMMIT on one reserved connection, nested calls as savepoints, sent in
+ *   as few round trips as the statements allow (./unit-of-work.ts).
  */
-import { SQL, type TransactionSQL } from "bun";
-import {
-  ForeignKeyViolation,
-  renderSql,
-  UniqueViolation,
-  type Database,
-  type Sql,
-  type Transaction,
-} from "../database";
-
-/** PostgreSQL type OIDs whose text form Bun hands back as strings, and booleans. */
-const INT8 = 20;
-const NUMERIC = 1700;
-const BOOL = 16;
+import { SQL } from "bun";
+import { renderSql, type Database, type RunResult, type Sql, type Transaction } from "../database";
+import type { StatementTrace } from "../statement-count";
+import { rowsOf, translate, type ResultArray } from "./results";
+import { UnitOfWork } from "./unit-of-work";
 
 export interface PostgresOptions {
   /** Connections in the pool. Default 10. */
@@ -33,11 +25,15 @@ export interface PostgresOptions {
   idleTimeout?: number;
   /** application_name the server shows in pg_stat_activity. Default "paysandbox". */
   applicationName?: string;
+  /** Told of every statement sent and every round trip (the bench's and the tests' counts). */
+  trace?: StatementTrace;
 }
 
 /** A transaction's executor; `script` runs several statements at once (migrations only). */
 export interface PostgresTransaction extends Transaction {
   transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T>;
+  /** A write whose answer nobody waits on: sent with the unit's next statement or its COMMIT (./unit-of-work.ts). */
+  hold(query: Sql, then?: (result: RunResult) => void): void;
   /** Runs SQL text holding several statements and no parameters (the simple query protocol). */
   script(text: string): Promise<void>;
 }
@@ -94,13 +90,14 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${reason}`, { cause: error });
   }
-  return new PgDatabase(client);
+  return new PgDatabase(client, options.trace);
 }
 
-class PgExecutor {
+/** Rows, one row and changes from a query's answer, whoever sends it. */
+abstract class PgRunner {
   readonly dialect = "postgres" as const;
 
-  constructor(protected readonly client: SQL) {}
+  protected abstract query(q: Sql): Promise<ResultArray>;
 
   async all<T>(q: Sql): Promise<T[]> {
     return rowsOf<T>(await this.query(q));
@@ -110,52 +107,73 @@ class PgExecutor {
     return rowsOf<T>(await this.query(q))[0];
   }
 
-  async run(q: Sql): Promise<{ changes: number }> {
+  async run(q: Sql): Promise<RunResult> {
     const result = await this.query(q);
     return { changes: result.affectedRows ?? 0 };
   }
-
-  private async query(q: Sql): Promise<ResultArray> {
-    const { text, values } = renderSql(q, "postgres");
-    try {
-      return (await this.client.unsafe(text, values)) as ResultArray;
-    } catch (error) {
-      throw translate(error);
-    }
-  }
 }
 
-class PgTransaction extends PgExecutor implements PostgresTransaction {
-  constructor(private readonly tx: TransactionSQL) {
-    super(tx);
+class PgTransaction extends PgRunner implements PostgresTransaction {
+  constructor(private readonly unit: UnitOfWork) {
+    super();
+  }
+
+  protected query(q: Sql): Promise<ResultArray> {
+    return this.unit.query(q);
+  }
+
+  hold(q: Sql, then?: (result: RunResult) => void): void {
+    this.unit.hold(q, then);
   }
 
   transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    return this.tx.savepoint(async (savepoint) => work(new PgTransaction(savepoint))) as Promise<T>;
+    return this.unit.savepoint(() => work(new PgTransaction(this.unit)));
   }
 
-  async script(text: string): Promise<void> {
-    try {
-      await this.tx.unsafe(text).simple();
-    } catch (error) {
-      throw translate(error);
-    }
+  script(text: string): Promise<void> {
+    return this.unit.script(text);
   }
 }
 
 /** Times a unit of work is run when PostgreSQL chose it as a deadlock's victim (it was rolled back). */
 const DEADLOCK_ATTEMPTS = 3;
 
-class PgDatabase extends PgExecutor implements PostgresDatabase {
+class PgDatabase extends PgRunner implements PostgresDatabase {
+  constructor(
+    private readonly client: SQL,
+    private readonly trace: StatementTrace | undefined,
+  ) {
+    super();
+  }
+
+  /** One statement on a pooled connection: a round trip of its own. */
+  protected async query(q: Sql): Promise<ResultArray> {
+    const { text, values } = renderSql(q, "postgres");
+    this.trace?.sent([text], true);
+    try {
+      return (await this.client.unsafe(text, values)) as ResultArray;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
   async transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      const connection = await this.client.reserve();
+      const unit = new UnitOfWork(connection, this.trace);
       try {
-        return (await this.client.begin(async (tx) => work(new PgTransaction(tx)))) as T;
+        const result = await work(new PgTransaction(unit));
+        await unit.commit();
+        return result;
       } catch (error) {
+        await unit.rollback();
         // Two units that lock the same rows in opposite orders (a reset and a customer update, say):
         // PostgreSQL rolls one back. Nothing of it was kept, so it runs again, after the other.
         const deadlock = error instanceof SQL.PostgresError && error.errno === "40P01";
         if (!deadlock || attempt >= DEADLOCK_ATTEMPTS) throw error;
+      } finally {
+        // Back to the pool, or closed by Bun if it is still inside a transaction (a failed ROLLBACK).
+        await connection.release();
       }
     }
   }
@@ -173,41 +191,4 @@ class PgDatabase extends PgExecutor implements PostgresDatabase {
   async close(): Promise<void> {
     await this.client.close({ timeout: 5 });
   }
-}
-
-type ResultArray = Record<string, unknown>[] & SQL.ResultMetadata;
-
-/** Plain row objects with int8/numeric as numbers and booleans as 0/1, like SQLite's. */
-function rowsOf<T>(result: ResultArray): T[] {
-  const columns = result.columns ?? [];
-  const converted = columns.filter((column) => column.type === INT8 || column.type === NUMERIC || column.type === BOOL);
-  const rows = [...result];
-  if (converted.length === 0) return rows as T[];
-  for (const row of rows) {
-    for (const column of converted) {
-      const value = row[column.name];
-      if (value === null || value === undefined) continue;
-      row[column.name] = column.type === BOOL ? (value ? 1 : 0) : toNumber(value, column.name, column.type === INT8);
-    }
-  }
-  return rows as T[];
-}
-
-function toNumber(value: unknown, name: string, integer: boolean): number {
-  const number = typeof value === "number" ? value : Number(value);
-  if (integer && !Number.isSafeInteger(number)) {
-    throw new RangeError(`column ${name}: ${String(value)} is beyond the integers a JS number holds exactly`);
-  }
-  return number;
-}
-
-function translate(error: unknown): unknown {
-  if (error instanceof SQL.PostgresError && error.errno === "23505") {
-    // The constraint's name, never error.detail: that quotes the key, which may be a secret's hash.
-    return new UniqueViolation(`unique constraint ${error.constraint ?? "(unnamed)"} violated`, { cause: error });
-  }
-  if (error instanceof SQL.PostgresError && error.errno === "23503") {
-    return new ForeignKeyViolation(`foreign key ${error.constraint ?? "(unnamed)"} violated`);
-  }
-  return error;
 }

@@ -1,24 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
+import { StatementTally, type StatementCount } from "../statement-count";
 
-/** What a counted statement did, by its first keyword. */
-export type StatementKind = "read" | "write" | "control";
-
-export interface StatementCount {
-  read: number;
-  write: number;
-  /** BEGIN, COMMIT, SAVEPOINT, RELEASE, ROLLBACK, PRAGMA. */
-  control: number;
-  total: number;
-  /** The SQL of each statement run, in order (the first line of it). */
-  log: string[];
-}
-
-function kindOf(sql: string): StatementKind {
-  const word = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "";
-  if (word === "SELECT" || word === "WITH") return "read";
-  if (word === "INSERT" || word === "UPDATE" || word === "DELETE" || word === "REPLACE") return "write";
-  return "control";
-}
+export type { StatementCount } from "../statement-count";
 
 const RUNNERS = ["run", "get", "all", "values", "iterate"] as const;
 
@@ -31,13 +14,9 @@ const RUNNERS = ["run", "get", "all", "values", "iterate"] as const;
  * @example const counter = countStatements(db); app.handle(req); counter.take().total
  */
 export function countStatements(db: Database): { take(): StatementCount } {
-  let count: StatementCount = { read: 0, write: 0, control: 0, total: 0, log: [] };
+  const tally = new StatementTally(false);
   const seen = new WeakSet<object>();
-  const note = (sql: string) => {
-    count[kindOf(sql)]++;
-    count.total++;
-    count.log.push(sql.trim().split("\n")[0]!);
-  };
+  const note = (sql: string) => tally.note(sql);
   const wrap = <S extends Statement>(statement: S, sql: string): S => {
     if (seen.has(statement)) return statement;
     seen.add(statement);
@@ -63,12 +42,5 @@ export function countStatements(db: Database): { take(): StatementCount } {
       return original(sql, ...rest);
     };
   }
-  return {
-    /** The count since the last take(), and starts a new one. */
-    take() {
-      const taken = count;
-      count = { read: 0, write: 0, control: 0, total: 0, log: [] };
-      return taken;
-    },
-  };
+  return { take: (): StatementCount => tally.take() };
 }

@@ -1,0 +1,114 @@
+/**
+ * A unit of work on PostgreSQL in few round trips (src/storage/postgres/unit-of-work.ts): BEGIN sent
+ * with the first statement, writes held until the next statement or the COMMIT, savepoints sent
+ * with what follows them. What must hold whatever is pipelined: a held write that fails fails the
+ * whole unit and nothing of it is kept; a savepoint undoes only its own writes, held ones included;
+ * and a later statement of the unit sees the held write.
+ */
+import { beforeAll, expect, test } from "bun:test";
+import { sql, UniqueViolation, writeBehind, type Database } from "../../src/storage/database";
+import { openPostgres } from "../../src/storage/postgres/database";
+import { StatementTally } from "../../src/storage/statement-count";
+import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase } from "../support/postgres";
+
+describePostgres("a PostgreSQL unit of work, pipelined", () => {
+  let db: Database;
+  const tally = new StatementTally(true);
+  const ids = async () => (await db.all<{ id: number }>(sql`SELECT id FROM items ORDER BY id`)).map((row) => row.id);
+
+  beforeAll(async () => {
+    db = await openPostgres(await postgresDatabase("unit_of_work"), { trace: tally, idleTimeout: 1 });
+    await db.run(sql`CREATE TABLE items (id INTEGER PRIMARY KEY)`);
+  }, POSTGRES_TIMEOUT_MS);
+
+  test("a read and a held write cost one round trip each way: BEGIN with the read, the write with COMMIT", async () => {
+    await db.run(sql`DELETE FROM items`);
+    tally.take();
+    await db.transaction(async (tx) => {
+      await tx.get(sql`SELECT COUNT(*) AS n FROM items`);
+      await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${1})`);
+    });
+    const count = tally.take();
+    expect(count.log).toEqual([
+      "BEGIN",
+      "SELECT COUNT(*) AS n FROM items",
+      "INSERT INTO items (id) VALUES ($1)",
+      "COMMIT",
+    ]);
+    expect(count.roundTrips).toBe(2);
+    expect(await ids()).toEqual([1]);
+  });
+
+  test("a unit that sends nothing costs nothing", async () => {
+    tally.take();
+    expect(await db.transaction(async () => "done")).toBe("done");
+    expect(tally.take().total).toBe(0);
+  });
+
+  test("a held write that fails at COMMIT fails the unit with its own error, and nothing of the unit is kept", async () => {
+    await db.run(sql`DELETE FROM items`);
+    await db.run(sql`INSERT INTO items (id) VALUES (${7})`);
+    const failing = db.transaction(async (tx) => {
+      await tx.run(sql`INSERT INTO items (id) VALUES (${8})`);
+      await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${7})`); // a duplicate
+      return "answered";
+    });
+    expect(failing).rejects.toBeInstanceOf(UniqueViolation);
+    await failing.catch(() => {});
+    expect(await ids()).toEqual([7]);
+    // The connection went back to the pool idle: the next unit works.
+    await db.transaction((tx) => writeBehind(tx, sql`INSERT INTO items (id) VALUES (${9})`));
+    expect(await ids()).toEqual([7, 9]);
+  });
+
+  test("a later statement of the unit sees the held write; a failing one fails the statement it went with", async () => {
+    await db.run(sql`DELETE FROM items`);
+    const seen = await db.transaction(async (tx) => {
+      await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${1})`);
+      return tx.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM items`);
+    });
+    expect(seen).toEqual({ n: 1 });
+    const failing = db.transaction(async (tx) => {
+      await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${1})`);
+      await tx.get(sql`SELECT COUNT(*) AS n FROM items`);
+      throw new Error("not reached: the read throws the held write's error");
+    });
+    expect(failing).rejects.toBeInstanceOf(UniqueViolation);
+    await failing.catch(() => {});
+    expect(await ids()).toEqual([1]);
+  });
+
+  test("a savepoint that throws undoes its writes, held or sent, and the unit goes on", async () => {
+    await db.run(sql`DELETE FROM items`);
+    await db.transaction(async (tx) => {
+      await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${1})`);
+      // Nothing of this savepoint was sent: its held write is dropped.
+      await tx
+        .transaction(async (inner) => {
+          await writeBehind(inner, sql`INSERT INTO items (id) VALUES (${2})`);
+          throw new Error("changed my mind");
+        })
+        .catch(() => {});
+      // This one's write failed on the server: rolled back to the savepoint.
+      await tx
+        .transaction(async (inner) => {
+          await inner.run(sql`INSERT INTO items (id) VALUES (${3})`);
+          await writeBehind(inner, sql`INSERT INTO items (id) VALUES (${1})`); // a duplicate: fails at RELEASE
+        })
+        .catch((error) => expect(error).toBeInstanceOf(UniqueViolation));
+      await tx.transaction((inner) => writeBehind(inner, sql`INSERT INTO items (id) VALUES (${4})`));
+    });
+    expect(await ids()).toEqual([1, 4]);
+  });
+
+  test("what a held write changed is told to its caller before the unit's answer", async () => {
+    await db.run(sql`DELETE FROM items`);
+    let changed = -1;
+    await db.transaction((tx) =>
+      writeBehind(tx, sql`INSERT INTO items (id) SELECT g FROM generate_series(1, 3) AS g`, (result) => {
+        changed = result.changes;
+      }),
+    );
+    expect(changed).toBe(3);
+  });
+});
