@@ -14,6 +14,7 @@ import { buildDeps } from "../src/entry/app";
 import { openSqlite } from "../src/storage/sqlite/database";
 import { memoryLogger } from "../src/lib/logger";
 import { sql, type Transaction } from "../src/storage/database";
+import { deleteMerchantRows } from "../src/storage/repositories/sandbox";
 
 export interface Cost {
   /** Median wall time, ms. */
@@ -142,8 +143,9 @@ async function measureCalls(calls: number): Promise<{ merchant: Cost; reset: Cos
 /**
  * What a test may have done to the merchant since its snapshot, before each timed restore:
  * nothing; what a test usually does (10 charges added, 10 transactions changed, a customer
- * added), which the restore undoes row by row; or the same and one transaction deleted, so the
- * restore writes all the merchant's transactions again (the most a restore writes).
+ * added); the same and one transaction deleted (it comes back where it was); every row of the
+ * merchant changed; or the merchant reset, so every row is inserted again (the most a restore
+ * writes).
  */
 const RESTORE_CASES = {
   unchanged: async () => {},
@@ -164,9 +166,23 @@ const RESTORE_CASES = {
           VALUES (${`added${run}`}, ${merchantId}, 'Added', 'added@example.com', ${`added${run}`}, ${now}, ${now})`,
     );
   },
-  rewritten: async (tx: Transaction, merchantId: string, run: number) => {
+  one_deleted: async (tx: Transaction, merchantId: string, run: number) => {
     await RESTORE_CASES.after_a_test(tx, merchantId, run);
     await tx.run(sql`DELETE FROM transactions WHERE merchant_id = ${merchantId} AND id = 't2'`);
+  },
+  all_changed: async (tx: Transaction, merchantId: string) => {
+    const now = "2026-01-03 00:00:00";
+    await tx.run(
+      sql`UPDATE transactions SET total_refunded_cents = 100, batch_id = 'b1', updated_at = ${now}
+          WHERE merchant_id = ${merchantId}`,
+    );
+    await tx.run(sql`UPDATE customers SET notes = 'changed', updated_at = ${now} WHERE merchant_id = ${merchantId}`);
+    await tx.run(
+      sql`UPDATE payment_methods SET card_exp = '1231', updated_at = ${now} WHERE merchant_id = ${merchantId}`,
+    );
+  },
+  reset: async (tx: Transaction, merchantId: string) => {
+    await deleteMerchantRows(tx, merchantId);
   },
 };
 
@@ -227,9 +243,7 @@ async function measureRestore(records: number, runs: number): Promise<Record<Res
       cpu_ms: round(median(timed[name]!.cpus)),
     });
     return {
-      unchanged: cost("unchanged"),
-      after_a_test: cost("after_a_test"),
-      rewritten: cost("rewritten"),
+      ...(Object.fromEntries(cases.map((name) => [name, cost(name)])) as Record<RestoreCase, Cost>),
       records: taken.records,
     };
   } finally {
@@ -274,7 +288,9 @@ export function suiteCostRows(costs: SuiteCosts): [string, string, string, boole
       [
         ["unchanged", "nothing changed since"],
         ["after_a_test", "after 10 charges, 10 changed, a customer added"],
-        ["rewritten", "the same and one transaction deleted: all rewritten"],
+        ["one_deleted", "the same and one transaction deleted"],
+        ["all_changed", "every row changed (6,000 settled and refunded)"],
+        ["reset", "after a reset: every row inserted again"],
       ] as const
     ).map(([name, what]): [string, string, string, boolean] => [
       `restore of a snapshot of ${costs.restore_10k.records.toLocaleString("en")} records, SQLite, ${what} (median, in-process)`,

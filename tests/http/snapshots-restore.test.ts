@@ -92,9 +92,27 @@ describe("a restore after a row was deleted or made again", () => {
     await ok(ctx, "POST", "/webhook", { target_url: "http://127.0.0.1:9/other", event: "*" });
     await ok(ctx, "POST", "/_sandbox/snapshots", { name: "base" });
     const hooks = await ok(ctx, "GET", "/webhook");
+    const places = onPostgres ? {} : await rowids(ctx, "webhooks");
     await ok(ctx, "DELETE", `/webhook/${hook.id}`);
     await ok(ctx, "POST", "/_sandbox/snapshots/base/restore");
     expect(await ok(ctx, "GET", "/webhook")).toEqual(hooks);
+    // At the rowid it had (SQLite): its place among every merchant's rows is the snapshot's.
+    if (!onPostgres) expect(await rowids(ctx, "webhooks")).toEqual(places);
+  });
+
+  test("after a reset, every row comes back (SQLite: each at its rowid) and the list total with them", async () => {
+    const ctx = await frozenSetup();
+    await someState(ctx);
+    await ok(ctx, "POST", "/_sandbox/snapshots", { name: "base" });
+    const before = await rowsOf(ctx);
+    const places = onPostgres ? {} : await rowids(ctx, "transactions");
+    const total = (await ok(ctx, "GET", "/transaction?per_page=1")).total;
+    await ok(ctx, "POST", "/_sandbox/reset");
+    expect((await rowsOf(ctx)).transactions).toEqual([]);
+    await ok(ctx, "POST", "/_sandbox/snapshots/base/restore");
+    expect(await rowsOf(ctx)).toEqual(before);
+    expect((await ok(ctx, "GET", "/transaction?per_page=1")).total).toBe(total);
+    if (!onPostgres) expect(await rowids(ctx, "transactions")).toEqual(places);
   });
 
   test.skipIf(onPostgres)(
@@ -131,5 +149,68 @@ describe("a restore after a row was deleted or made again", () => {
     await ok(ctx, "POST", "/customer", { firstname: "Added" });
     await ok(ctx, "POST", "/_sandbox/snapshots/base/restore");
     expect(await rowsOf(ctx, other.id)).toEqual(theirs);
+  });
+});
+
+describe.skipIf(onPostgres)("a restore that cannot put rows back where they were (SQLite)", () => {
+  test("a rowid another merchant's row took since: the table is written whole, in order, then by difference again", async () => {
+    const ctx = await frozenSetup();
+    await someState(ctx);
+    await ok(ctx, "POST", "/_sandbox/snapshots", { name: "base" });
+    const before = await rowsOf(ctx);
+    // The merchant's newest customer deleted, its rowid (the table's last) is the next one made.
+    const last = await ctx.deps.db.get<{ id: string; r: number }>(
+      sql`SELECT id, rowid AS r FROM customers WHERE merchant_id = ${ctx.merchantId} ORDER BY rowid DESC LIMIT 1`,
+    );
+    await ctx.deps.db.run(sql`DELETE FROM customers WHERE id = ${last!.id}`);
+    const other = await otherMerchant(ctx);
+    const theirs = await ok(ctx, "POST", "/customer", { firstname: "Theirs" }, other.api_key);
+    expect((await rowids(ctx, "customers"))[last!.id]).toBeUndefined();
+    const taken = await ctx.deps.db.get<{ r: number }>(sql`SELECT rowid AS r FROM customers WHERE id = ${theirs.id}`);
+    expect(taken!.r).toBe(last!.r);
+
+    await ok(ctx, "POST", "/_sandbox/snapshots/base/restore");
+    expect(await rowsOf(ctx)).toEqual(before);
+    expect(await ok(ctx, "GET", `/customer/${theirs.id}`, undefined, other.api_key)).toMatchObject({ id: theirs.id });
+    // The snapshot now knows the rows' new places: a change since is undone in place.
+    const places = await rowids(ctx, "customers");
+    await ok(ctx, "PUT", `/customer/${last!.id}`, { firstname: "Changed" });
+    await ok(ctx, "POST", "/_sandbox/snapshots/base/restore");
+    expect(await rowsOf(ctx)).toEqual(before);
+    expect(await rowids(ctx, "customers")).toEqual(places);
+  });
+
+  test("a unique value two rows swapped since: the table is written whole", async () => {
+    const ctx = await frozenSetup();
+    await ok(ctx, "POST", "/webhook", { target_url: "http://127.0.0.1:9/hooks", event: "*" });
+    await someState(ctx);
+    await ok(ctx, "POST", "/_sandbox/snapshots", { name: "base" });
+    const deliveries = () =>
+      ctx.deps.db.all<Record<string, unknown>>(
+        sql`SELECT * FROM webhook_deliveries WHERE merchant_id = ${ctx.merchantId} ORDER BY seq`,
+      );
+    const before = await deliveries();
+    expect(before.length).toBeGreaterThan(1);
+    const [a, b] = [before[0]!.id as string, before[1]!.id as string];
+    await ctx.deps.db.transaction(async (tx) => {
+      await tx.run(sql`UPDATE webhook_deliveries SET id = 'swapping' WHERE id = ${a}`);
+      await tx.run(sql`UPDATE webhook_deliveries SET id = ${a} WHERE id = ${b}`);
+      await tx.run(sql`UPDATE webhook_deliveries SET id = ${b} WHERE id = 'swapping'`);
+    });
+    await ok(ctx, "POST", "/_sandbox/snapshots/base/restore");
+    expect(await deliveries()).toEqual(before);
+  });
+
+  test("a snapshot taken before rowids were kept is restored whole, in order", async () => {
+    const ctx = await frozenSetup();
+    const { plain } = await someState(ctx);
+    await ok(ctx, "POST", "/_sandbox/snapshots", { name: "base" });
+    const before = await rowsOf(ctx);
+    for (const table of ["customers", "transactions"])
+      await ctx.deps.db.run(sql`UPDATE ${sql.raw(`sandbox_snapshot__${table}`)} SET snapshot_rowid = NULL`);
+    await ok(ctx, "DELETE", `/customer/${plain.id}`);
+    await ok(ctx, "POST", "/customer", { firstname: "Added" });
+    await ok(ctx, "POST", "/_sandbox/snapshots/base/restore");
+    expect(await rowsOf(ctx)).toEqual(before);
   });
 });

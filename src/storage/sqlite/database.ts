@@ -35,7 +35,10 @@ type Params = SqlValue[];
 
 function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
-  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+  // ROWID: a row inserted at a rowid in use (a snapshot's restore puts rows back at theirs).
+  return (
+    code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_ROWID"
+  );
 }
 
 function translate(error: unknown): unknown {
