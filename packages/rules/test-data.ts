@@ -25,6 +25,28 @@ export interface TestCard {
   description: string;
   /** A card its brand updates on the sandbox clock (the account updater): when, and to what. */
   update?: CardUpdate;
+  /** A card whose settled charges the cardholder disputes on the sandbox clock: why, and when. */
+  dispute?: CardDispute;
+}
+
+/**
+ * Why a cardholder disputes a charge: the dispute's `reason` (GET /underwriting/disputes), with
+ * what it means.
+ */
+export const DISPUTE_REASONS = {
+  FRAUD: "Fraudulent: the cardholder did not make the payment",
+  PRODUCT_NOT_RECEIVED: "Product not received",
+  DUPLICATE: "Duplicate: the cardholder was charged twice",
+  CREDIT_NOT_PROCESSED: "Credit not processed: a promised refund never arrived",
+  SUBSCRIPTION_CANCELED: "Subscription cancelled: charged after cancelling",
+} as const;
+
+export type DisputeReason = keyof typeof DISPUTE_REASONS;
+
+/** A dispute test card's dispute: it opens at the `days`-th midnight UTC after its charge settled. */
+export interface CardDispute {
+  reason: DisputeReason;
+  days: number;
 }
 
 /**
@@ -91,8 +113,31 @@ export const TEST_CARDS: readonly TestCard[] = [
   }),
   ...reasonCards(),
   ...updatingCards(),
+  ...disputedCards(),
   ...fundingCards(),
 ];
+
+/**
+ * Cards that approve and whose settled charges are disputed later on the clock (docs/settlement.md, "Disputes").
+ * The two Visa numbers are the ones Stripe's test mode disputes.
+ */
+function disputedCards(): TestCard[] {
+  const cards: [string, CardBrand, string, CardDispute][] = [
+    ["4000000000000259", "visa", "Visa", { reason: "FRAUD", days: 3 }],
+    ["4000000000002685", "visa", "Visa", { reason: "PRODUCT_NOT_RECEIVED", days: 5 }],
+    ["5200000000002599", "mastercard", "Mastercard", { reason: "DUPLICATE", days: 7 }],
+    ["378200000000257", "amex", "American Express", { reason: "CREDIT_NOT_PROCESSED", days: 10 }],
+    ["6011000000000251", "discover", "Discover", { reason: "SUBSCRIPTION_CANCELED", days: 30 }],
+  ];
+  return cards.map(([number, brand, name, dispute]) => ({
+    number,
+    brand,
+    funding: "credit",
+    outcome: "approve",
+    description: `${name}, approves; disputed (${dispute.reason}) ${dispute.days} days after it settles`,
+    dispute,
+  }));
+}
 
 /** Cards that approve and that their brand updates later on the clock (docs/testing-failures.md, "Card updates"). */
 function updatingCards(): TestCard[] {

@@ -24,6 +24,8 @@ export const EVENT_NAMES = [
   "create_scheduled_invoice",
   "update_scheduled_invoice",
   "delete_scheduled_invoice",
+  "create_dispute",
+  "update_dispute",
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

@@ -35,3 +35,6 @@ export function feeCents(method: "card" | "bank", type: string, cents: number): 
 
 /** What the processor charges the merchant for each ACH return (an adjustment of its own, `return_fee`). */
 export const ACH_RETURN_FEE_CENTS = 1500;
+
+/** What the processor charges the merchant for each dispute opened (an adjustment of its own, `dispute_fee`; never given back). */
+export const DISPUTE_FEE_CENTS = 2000;

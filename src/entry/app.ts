@@ -28,6 +28,7 @@ import { sandboxRoutes } from "../http/routes/sandbox";
 import { transactionRoutes } from "../http/routes/transactions";
 import { webpaymentRoutes } from "../http/routes/webpayment";
 import { webhookRoutes } from "../http/routes/webhooks";
+import { disputeRoutes } from "../http/routes/disputes";
 import { hostedRoutes } from "../http/hosted/index";
 import pkg from "../../package.json";
 import { buildDeps, type CreateAppOptions } from "./deps";
@@ -80,8 +81,10 @@ export function composeApp(deps: AppDeps) {
     .use(paymentLinkRoutes(deps))
     .use(paymentMethodRoutes(deps))
     .use(accountRoutes(deps))
-    // One plugin for the three (TS2589, above): webhooks, files and their public bytes.
-    .use(new Elysia().use(webhookRoutes(deps)).use(fileRoutes(deps)).use(fileContentRoutes(deps)))
+    // One plugin for the four (TS2589, above): webhooks, files and their public bytes, disputes.
+    .use(
+      new Elysia().use(webhookRoutes(deps)).use(fileRoutes(deps)).use(fileContentRoutes(deps)).use(disputeRoutes(deps)),
+    )
     .use(sandboxRoutes(deps, () => routes, handle))
     .use(dashboardRoutes(deps));
   routes.push(...app.routes.map((route) => ({ method: route.method, path: route.path })));

@@ -13,6 +13,8 @@ import type { Logger } from "../lib/logger";
 import { AdjustmentService } from "./adjustments";
 import { AchReturns } from "./ach-returns";
 import { CardUpdates } from "./card-updates";
+import { DisputeService } from "./disputes";
+import { DisputeClock } from "./disputes/clock";
 import { StatementService } from "./statements";
 import { CustomerService } from "./customers";
 import { DashboardService } from "./dashboard";
@@ -98,6 +100,8 @@ export interface Services {
   surcharges: SurchargeService;
   /** Files kept with the sandbox (/file) and served at their public_url. */
   files: FileService;
+  /** Card disputes: their records, evidence and submission (opened and decided by a settlement step). */
+  disputes: DisputeService;
 }
 
 /** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
@@ -135,6 +139,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const achReturns = new AchReturns(db, events, transactions, adjustments);
   settlement.addStep(achReturns);
   settlement.addStep(new CardUpdates(db, events, paymentMethods));
+  const files = new FileService(db, clock, options.publicUrl);
+  const disputes = new DisputeService(db, clock, events, files);
+  settlement.addStep(new DisputeClock(db, events, adjustments, disputes, mailer));
   const deposits = new DepositService(db, transactions);
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
   const invoiceSchedules = new InvoiceScheduleService(db, clock, events, customers, paymentMethods, options.publicUrl);
@@ -163,7 +170,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     (merchantId, now) => settlement.run(merchantId, now),
     () => settlement.pendingMerchants(),
   );
-  const files = new FileService(db, clock, options.publicUrl);
   return {
     ...core,
     ephemeral,
@@ -187,5 +193,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     fixtures: new FixtureService(db, snapshots, clock),
     surcharges: new SurchargeService(db, paymentMethods),
     files,
+    disputes,
   };
 }

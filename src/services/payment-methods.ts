@@ -313,16 +313,25 @@ export class PaymentMethodService {
 
 /**
  * What a documented test card or account does later on the clock (packages/rules/test-data.ts):
- * a returning account's ACH return code and days; a card's update, due at the first midnight
- * `days` days after now, and what it changes to. Only the last four digits of a new number are kept.
+ * a returning account's ACH return code and days; a disputed card's reason and days; a card's
+ * update, due at the first midnight `days` days after now, and what it changes to. Only the last four digits of a new number are kept.
  */
 function laterEvents(input: TokenizeInput, digits: string, now: Date) {
-  const none = { ach_return_code: null, ach_return_days: null, card_update_at: null, card_update: null };
+  const none = {
+    ach_return_code: null,
+    ach_return_days: null,
+    card_update_at: null,
+    card_update: null,
+    dispute_reason: null,
+    dispute_days: null,
+  };
   if (input.method !== "card") {
     const achReturn = achReturnOf(input.bank_routing!, digits);
     return achReturn ? { ...none, ach_return_code: achReturn.code, ach_return_days: achReturn.businessDays } : none;
   }
-  const update = findTestCard(digits)?.update;
+  const card = findTestCard(digits);
+  if (card?.dispute) return { ...none, dispute_reason: card.dispute.reason, dispute_days: card.dispute.days };
+  const update = card?.update;
   if (!update) return none;
   const exp = input.card_exp!;
   const year = (Number(exp.slice(2)) + (update.expiryYears ?? 0)) % 100;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { DECLINE_CODES, DECLINE_REASONS } from "../../packages/rules/declines";
-import { TEST_BANK, TEST_CARDS } from "../../packages/rules/test-data";
+import { DISPUTE_REASONS, TEST_BANK, TEST_CARDS } from "../../packages/rules/test-data";
 import { detectBrand, isCardNumberValid } from "../../packages/rules/card-rules";
 import { BANK, CARD, setup, tokenize, type TestContext } from "../support/app";
 
@@ -110,7 +110,15 @@ describe("decline reasons", () => {
       message: DECLINE_REASONS.lost_card.message,
       retryable: false,
       update: null,
+      dispute: null,
     });
+    const disputed = res.body.cards.find((card: { number: string }) => card.number === "4000000000000259");
+    expect(disputed).toMatchObject({
+      brand: "visa",
+      outcome: "approve",
+      dispute: { reason: "FRAUD", reason_description: DISPUTE_REASONS.FRAUD, days: 3 },
+    });
+    expect(res.body.cards.filter((card: { dispute: unknown }) => card.dispute).length).toBe(5);
     expect(res.body.cards[0]).toMatchObject({ number: CARD.card_number, outcome: "approve", decline_code: null });
     expect(res.body.bank).toMatchObject({ routing: TEST_BANK.routing, approvingAccount: TEST_BANK.approvingAccount });
     expect(res.body.bank.accounts.map((entry: { outcome: string }) => entry.outcome)).toEqual([

@@ -23,16 +23,6 @@ const OTHER_WORK: Record<string, string> = {
   "POST /terminal/void": "terminal",
   "POST /terminal/void-or-refund": "terminal",
   "GET /terminal/{}/status/{}": "terminal",
-  // Files and disputes with evidence: issue 31.
-  "GET /file": "issue 31",
-  "POST /file": "issue 31",
-  "GET /file/{}": "issue 31",
-  "PUT /file/{}": "issue 31",
-  "POST /file/dispute": "issue 31",
-  "DELETE /file/dispute/{}": "issue 31",
-  "GET /underwriting/disputes": "issue 31",
-  "POST /underwriting/dispute/{}/submit": "issue 31",
-  "GET /query/statement/v3/disputes": "issue 31",
   // Surcharging: issue 30.
   "GET /surcharge/review": "issue 30",
   "GET /query/statement/v3/surcharges": "issue 30",

@@ -13,6 +13,7 @@ import { InvoiceRecord } from "../../src/domain/schemas/invoices";
 import { ItemRecord } from "../../src/domain/schemas/items";
 import { PaymentLinkRecord } from "../../src/domain/schemas/payment-links";
 import { EmailRecord, SmsRecord } from "../../src/http/routes/sandbox";
+import { DisputeRecord, DisputeStatementRecord } from "../../src/domain/schemas/disputes";
 import { DeliveryRecord, WebhookRecord } from "../../src/domain/schemas/webhooks";
 import {
   CustomerRecord,
@@ -68,6 +69,8 @@ const SCHEMAS: Record<string, TObject> = {
   Item: ItemRecord,
   PaymentLink: PaymentLinkRecord,
   File: FileRecord,
+  Dispute: DisputeRecord,
+  DisputeStatement: DisputeStatementRecord,
 };
 
 /** One of each record, from the API, after a pay(), a tokenize and a deposit. */
@@ -118,7 +121,12 @@ beforeAll(async () => {
     }),
   );
   expect(upload.status).toBe(200);
+  const disputed = await tokenize(ctx, { ...CARD, card_number: "4000000000000259" });
+  await call("POST", "/charge", { payment_method_id: disputed.id, total: 7 });
+  await call("POST", "/_sandbox/clock/advance", { seconds: 5 * 86_400 });
   Object.assign(answers, {
+    Dispute: (await call("GET", "/underwriting/disputes")).data[0],
+    DisputeStatement: (await call("GET", "/query/statement/v3/disputes")).data[0],
     Webhook: webhook,
     WebhookDelivery: (await call("GET", `/webhook/${webhook.id}/deliveries`)).data[0],
     Email: await call("GET", "/_sandbox/emails/latest"),

@@ -439,6 +439,8 @@ describe("cards and bank", () => {
     expect(cards.visa.debit).toMatchObject({ number: "4000056655665556", funding: "debit", outcome: "approve" });
     expect(cards.visa.reissued).toMatchObject({ number: "4000000000007718", outcome: "approve" });
     expect(cards.mastercard.newExpiry).toMatchObject({ number: "5200000000007705", outcome: "approve" });
+    expect(cards.visa.disputeFraud).toMatchObject({ number: "4000000000000259", outcome: "approve" });
+    expect(cards.discover.disputeSubscriptionCanceled).toMatchObject({ number: "6011000000000251" });
     expect(cards.amex.prepaid).toMatchObject({ funding: "prepaid", cvv: "1234" });
     expect(bank.approve.routing).toBe(TEST_BANK.routing);
     expect(bank.approve.account).toBe(TEST_BANK.approvingAccount);

@@ -2,11 +2,11 @@
  * Test cards and bank accounts by outcome, built from the simulated processor's own table
  * (packages/rules/test-data.ts), so the toolkit offers exactly the numbers the sandbox accepts.
  */
-import { TEST_BANK, TEST_CARDS, type Outcome } from "../../rules/test-data";
+import { TEST_BANK, TEST_CARDS } from "../../rules/test-data";
 import type * as Public from "../index";
 
 /** "insufficient_funds" → "insufficientFunds". */
-function camel(outcome: Outcome): string {
+function camel(outcome: string): string {
   return outcome.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
@@ -19,10 +19,12 @@ function expiry(now = new Date()): { month: string; year: string; exp: string } 
 /**
  * A card's name under its brand: credit cards by outcome; the debit and prepaid ones (which
  * approve) by their funding; the ones their brand updates on the clock (which approve too) by the
- * update: `reissued` (a new number) or `newExpiry`.
+ * update: `reissued` (a new number) or `newExpiry`; the disputed ones by their dispute's reason:
+ * `disputeFraud`, `disputeProductNotReceived`…
  */
 function keyOf(card: (typeof TEST_CARDS)[number]): string {
   if (card.update) return card.update.lastFour ? "reissued" : "newExpiry";
+  if (card.dispute) return camel(`dispute_${card.dispute.reason.toLowerCase()}`);
   return card.funding === "credit" ? camel(card.outcome) : card.funding;
 }
 

@@ -75,7 +75,10 @@ export interface ReasonCards {
  * Visa, Mastercard and Amex). All credit cards, but `debit` and `prepaid` (`cards.visa.debit`,
  * `cards.amex.prepaid`…), which approve and are never surcharged. `newExpiry` and `reissued`
  * (`cards.visa.reissued`…) approve, and their brand updates them on the sandbox clock: a new
- * expiry, or a new number (docs/testing-failures.md, "Card updates").
+ * expiry, or a new number (docs/testing-failures.md, "Card updates"). `disputeFraud`,
+ * `disputeProductNotReceived` (Visa), `disputeDuplicate` (Mastercard), `disputeCreditNotProcessed`
+ * (Amex) and `disputeSubscriptionCanceled` (Discover) approve, and the cardholder disputes each
+ * settled charge on the sandbox clock (docs/testing-failures.md, "Disputes").
  */
 export declare const cards: {
   readonly visa: {
@@ -85,6 +88,8 @@ export declare const cards: {
     readonly prepaid: TestCard;
     readonly newExpiry: TestCard;
     readonly reissued: TestCard;
+    readonly disputeFraud: TestCard;
+    readonly disputeProductNotReceived: TestCard;
   } & ReasonCards;
   readonly mastercard: {
     readonly approve: TestCard;
@@ -93,14 +98,21 @@ export declare const cards: {
     readonly prepaid: TestCard;
     readonly newExpiry: TestCard;
     readonly reissued: TestCard;
+    readonly disputeDuplicate: TestCard;
   } & ReasonCards;
   readonly amex: {
     readonly approve: TestCard;
     readonly decline: TestCard;
     readonly prepaid: TestCard;
     readonly reissued: TestCard;
+    readonly disputeCreditNotProcessed: TestCard;
   } & ReasonCards;
-  readonly discover: { readonly approve: TestCard; readonly decline: TestCard; readonly debit: TestCard };
+  readonly discover: {
+    readonly approve: TestCard;
+    readonly decline: TestCard;
+    readonly debit: TestCard;
+    readonly disputeSubscriptionCanceled: TestCard;
+  };
   readonly jcb: { readonly approve: TestCard; readonly decline: TestCard };
   readonly diners: { readonly approve: TestCard; readonly decline: TestCard };
 };

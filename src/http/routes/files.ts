@@ -10,7 +10,14 @@ import { pageOf } from "../page";
 import { merchantAuth } from "../auth";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody, PageQuery } from "../../domain/schemas/records";
-import { FilePage, FileRecord, FileUpdateBody, FileUploadBody, MAX_FILE_TAG } from "../../domain/schemas/files";
+import {
+  EvidenceUploadBody,
+  FilePage,
+  FileRecord,
+  FileUpdateBody,
+  FileUploadBody,
+  MAX_FILE_TAG,
+} from "../../domain/schemas/files";
 import type { FileRow } from "../../services/files";
 
 const IdParams = t.Object({ id: t.String() });
@@ -48,7 +55,7 @@ function filePage<T>(listing: { rows: T[]; total: number }, query: { page?: stri
 }
 
 export function fileRoutes(deps: AppDeps) {
-  const { files } = deps.services;
+  const { files, disputes } = deps.services;
   return new Elysia({ prefix: "/file", tags: ["Files"] })
     .use(merchantAuth(deps))
     .get(
@@ -69,6 +76,32 @@ export function fileRoutes(deps: AppDeps) {
       body: FileUploadBody,
       response: { 200: FileRecord, ...UPLOAD_ERRORS },
       detail: { summary: "Upload a file (multipart/form-data: name, tag, file)", description: KINDS },
+    })
+    .post(
+      "/dispute",
+      async ({ merchant, body, set }) => {
+        const record = await disputes.addEvidence(merchant.id, body);
+        set.status = 201;
+        return record;
+      },
+      {
+        parse: "multipart/form-data",
+        body: EvidenceUploadBody,
+        response: { 201: FileRecord, ...UPLOAD_ERRORS, 404: ErrorBody },
+        detail: {
+          summary: "Upload evidence for a dispute (multipart/form-data: dispute_id, name, file)",
+          description: `${KINDS} Only while the dispute is PENDING and before its respond_by (422 invalid_state otherwise); tagged dispute. Evidence that says winning_evidence (in its bytes or name) wins the dispute, losing_evidence loses it (docs/settlement.md, "Disputes").`,
+        },
+      },
+    )
+    .delete("/dispute/:id", ({ merchant, params }) => disputes.deleteEvidence(merchant.id, params.id), {
+      params: IdParams,
+      response: { 200: FileRecord, ...NOT_FOUND },
+      detail: {
+        summary: "Delete a dispute's evidence file",
+        description:
+          "Only while the dispute is PENDING and before its respond_by (422 invalid_state otherwise). Answers the record with deleted_at; its bytes are no longer served.",
+      },
     })
     .get("/:id", ({ merchant, params }) => files.get(merchant.id, params.id), {
       params: IdParams,

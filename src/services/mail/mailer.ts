@@ -20,7 +20,7 @@ import type { Logger } from "../../lib/logger";
 
 export interface OutgoingEmail {
   merchantId: string;
-  kind: "receipt" | "receipt_failed" | "transaction_receipt" | "invoice";
+  kind: "receipt" | "receipt_failed" | "transaction_receipt" | "invoice" | "dispute";
   from: { name: string; address: string };
   to: string;
   /** Copies (Cc), e.g. the merchant's receipt_cc. */

@@ -34,6 +34,9 @@ export interface PaymentMethodRow {
   /** A test card its brand updates: when (sandbox time; null once applied, or never) and to what (JSON). */
   card_update_at: string | null;
   card_update: string | null;
+  /** A disputed test card: the reason its charges are disputed for, and the days after settlement; else null. */
+  dispute_reason: string | null;
+  dispute_days: number | null;
   nickname: string;
   created_at: string;
   updated_at: string;
@@ -103,12 +106,12 @@ export async function insertPaymentMethod(
     sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, bin_type, card_last_four,
           card_exp, bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip, address_1,
           has_cvv, cvv_result, fingerprint, outcome, ach_return_code, ach_return_days, card_update_at, card_update,
-          created_at, updated_at)
+          dispute_reason, dispute_days, created_at, updated_at)
         VALUES (${p.id}, ${p.merchant_id}, ${p.customer_id}, ${p.method}, ${p.person_name}, ${p.card_type}, ${p.bin_type},
           ${p.card_last_four}, ${p.card_exp}, ${p.bank_name}, ${p.bank_type}, ${p.bank_holder_type},
           ${p.bank_last_four}, ${p.bank_routing}, ${p.address_zip}, ${p.address_1}, ${p.has_cvv}, ${p.cvv_result}, ${p.fingerprint},
           ${p.outcome}, ${p.ach_return_code}, ${p.ach_return_days}, ${p.card_update_at}, ${p.card_update},
-          ${p.created_at}, ${p.updated_at})`,
+          ${p.dispute_reason}, ${p.dispute_days}, ${p.created_at}, ${p.updated_at})`,
   );
 }
 

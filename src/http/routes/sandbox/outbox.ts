@@ -11,7 +11,7 @@ const NullableString = t.Union([t.String(), t.Null()]);
 
 export const EmailRecord = t.Object({
   id: t.String(),
-  kind: t.String({ description: "receipt | receipt_failed | transaction_receipt | invoice" }),
+  kind: t.String({ description: "receipt | receipt_failed | transaction_receipt | invoice | dispute" }),
   message_id: t.String(),
   from: t.String(),
   to: t.String(),

@@ -1,5 +1,11 @@
 import { Elysia, t } from "elysia";
-import { ACH_RETURN_REASONS, TEST_BANK, TEST_CARDS, type Outcome } from "../../../../packages/rules/test-data";
+import {
+  ACH_RETURN_REASONS,
+  DISPUTE_REASONS,
+  TEST_BANK,
+  TEST_CARDS,
+  type Outcome,
+} from "../../../../packages/rules/test-data";
 import { DECLINE_CODES, DECLINE_REASONS } from "../../../../packages/rules/declines";
 import type { AppDeps } from "../../deps";
 import { ErrorBody, Nullable } from "../../../domain/schemas/records";
@@ -20,6 +26,22 @@ const CardUpdate = t.Object(
   },
   { description: "What the brand's account updater changes on the saved card, and when (null: nothing)" },
 );
+const CardDispute = t.Object(
+  {
+    reason: t.String({
+      description:
+        "The dispute's reason: FRAUD, PRODUCT_NOT_RECEIVED, DUPLICATE, CREDIT_NOT_PROCESSED, SUBSCRIPTION_CANCELED",
+    }),
+    reason_description: t.String(),
+    days: t.Number({
+      description: "Opens at the midnight UTC this many days after the charge settled (sandbox clock)",
+    }),
+  },
+  {
+    description:
+      "A card whose settled charges the cardholder disputes (null: never disputed; docs/testing-failures.md, Disputes)",
+  },
+);
 const AchReturn = t.Object(
   {
     code: t.String({ description: "The ACH return code: R01, R02, R03, R04, R10, R29" }),
@@ -39,6 +61,7 @@ const TestCard = t.Object({
   ...Result,
   description: t.String(),
   update: Nullable(CardUpdate),
+  dispute: Nullable(CardDispute),
 });
 const TestAccount = t.Object({
   routing: t.String(),
@@ -64,11 +87,14 @@ function result(outcome: Outcome) {
 /** The body of GET /_sandbox/test-cards: built once, it never changes. */
 function listing() {
   return {
-    cards: TEST_CARDS.map(({ update, ...card }) => ({
+    cards: TEST_CARDS.map(({ update, dispute, ...card }) => ({
       ...card,
       ...result(card.outcome),
       update: update
         ? { days: update.days, expiry_years: update.expiryYears ?? null, last_four: update.lastFour ?? null }
+        : null,
+      dispute: dispute
+        ? { reason: dispute.reason, reason_description: DISPUTE_REASONS[dispute.reason], days: dispute.days }
         : null,
     })),
     bank: {
