@@ -169,6 +169,19 @@ describe("the outcome on the clock", () => {
     const cents = (v: number) => Math.round(v * 100);
     expect(deposits.map((d: any) => cents(d.net))).toEqual([8055, -10055, 8055 - 264]);
     expect(deposits.reduce((sum: number, d: any) => sum + cents(d.net), 0)).toBe(8055 - 264 - 2000);
+    // The dashboard: the list (under Files), the dispute's page with its evidence, the transaction's page.
+    const page = (path: string) => ctx.app.handle(new Request(`http://localhost${path}`)).then((r) => r.text());
+    const listPage = await page("/dashboard/disputes");
+    expect(listPage).toContain(`data-dispute="${dispute.id}" data-status="WON"`);
+    const detailPage = await page(`/dashboard/disputes/${dispute.id}`);
+    expect(detailPage).toContain("Signed delivery receipt");
+    expect(detailPage).toContain(`data-file="${up.body.id}"`);
+    expect(detailPage).toContain("$80.55");
+    const txPage = await page(`/dashboard/transactions/${sale.id}`);
+    expect(txPage).toContain(`href="/dashboard/disputes/${dispute.id}"`);
+    expect(txPage).toContain("Dispute fee");
+    expect(await page("/dashboard/files")).toContain(`href="/dashboard/disputes/${dispute.id}"`);
+    expect((await ctx.app.handle(new Request("http://localhost/dashboard/disputes/nope"))).status).toBe(404);
     // Closed: no more evidence.
     expect((await upload(dispute.id, "late", "late")).status).toBe(422);
     expect(sale.id).toBe(won.transaction_id);

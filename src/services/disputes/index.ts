@@ -3,7 +3,7 @@
  * merchant's answer — evidence files (`POST /file/dispute`, `DELETE /file/dispute/{id}`) and the
  * submission (`POST /underwriting/dispute/{id}/submit`) — and the disputes statement
  * (`GET /query/statement/v3/disputes`). Opening and deciding happen on the clock (./clock.ts).
- * Vocabulary: `get`, `list`, `ofTransaction`; the domain verbs `submit`, `addEvidence`,
+ * Vocabulary: `get`, `find`, `list`, `ofTransaction`; the domain verbs `submit`, `addEvidence`,
  * `deleteEvidence`; `statement`.
  */
 import type { Database, Executor } from "../../storage/database";
@@ -69,6 +69,12 @@ export class DisputeService {
       closed_at: row.closed_at,
       files: files.map((file) => this.files.toRecord(file)),
     };
+  }
+
+  /** A dispute's record, or undefined (the dashboard). */
+  async find(merchantId: string, id: string): Promise<DisputeRecord | undefined> {
+    const row = await repo.findDispute(this.db, merchantId, id);
+    return row && this.toRecord(this.db, row);
   }
 
   /** A dispute's record, or a 404 (a dispute scheduled but not opened yet is not there). */

@@ -55,5 +55,6 @@ export function filesPage(page: Page<FileRecord>): Renderable {
       type is read from the bytes; each name opens the file at its public URL (images and PDF inline, anything else as a
       download).
     </p>
+    <p><a href="/dashboard/disputes">Disputes</a>: cardholders' disputes and the evidence answering them.</p>
     ${page.total === 0 ? emptyState("No files yet.") : fileTable(page.data)} ${pager("/dashboard/files", page, {})}`;
 }

@@ -25,6 +25,8 @@ export interface TransactionExtras {
   faults: readonly FiredFault[];
   /** The deposit adjustments concerning it (an ACH return and its fee, a dispute), oldest first. */
   adjustments: readonly AdjustmentRow[];
+  /** Its dispute, already rendered ("" for none). */
+  dispute: Renderable;
 }
 
 const RESULT_WORDS: Record<string, string> = {
@@ -311,7 +313,7 @@ export function transactionPage(t: Transaction, extras: TransactionExtras): Rend
             ${adjustmentsTable(extras.adjustments, false, "")}`
         : ""
     }
-    ${faultsSection(extras.faults)}
+    ${extras.dispute} ${faultsSection(extras.faults)}
     <h2>E-mails</h2>
     ${extras.emails}
     <h2>Webhook deliveries</h2>

@@ -9,6 +9,7 @@ import { depositsPage } from "../pages/deposits";
 import { invoicePage, invoicesPage } from "../pages/invoices";
 import { emailSummaryTable } from "../pages/outbox";
 import { deliveriesTable } from "../pages/webhooks";
+import { transactionDispute } from "../pages/disputes";
 import { settingsOf } from "../../../services/merchants";
 import { invoiceCustomFields } from "../../../services/merchant-options";
 import { TRANSACTION_STATES, type TransactionState } from "../../../services/transactions";
@@ -117,6 +118,7 @@ export function recordPages(kit: DashboardKit) {
             emails: emailSummaryTable(emails),
             faults: deps.services.faults.firedFor(merchant.id, transaction.id),
             adjustments: await service.adjustmentsOf(merchant.id, transaction.id),
+            dispute: transactionDispute(await deps.services.disputes.ofTransaction(merchant.id, transaction.id)),
           }),
         });
       },
