@@ -111,17 +111,28 @@ export interface Transaction extends Executor {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
+/** How {@link writeBehind} may send a write. */
+export interface HoldOptions {
+  /** Told what the write changed, once it ran. */
+  then?: (result: RunResult) => void;
+  /**
+   * The write reads no table that another held write of the unit writes (an INSERT … VALUES; the
+   * outbox's INSERT … SELECT from webhooks), so PostgreSQL may run it in one statement with them,
+   * as data-modifying CTEs that all see the snapshot the statement began with.
+   */
+  independent?: boolean;
+}
+
 /**
  * A write whose answer the caller does not need (it built the row itself): on PostgreSQL it is held
  * and sent with the unit of work's next statement or its COMMIT, saving a round trip; a failure
  * fails the unit as if thrown here. Elsewhere (SQLite, or outside a unit of work) it runs now.
- * `then` is told what it changed once it ran.
  */
-export async function writeBehind(ex: Executor, query: Sql, then?: (result: RunResult) => void): Promise<void> {
-  const holder = ex as Executor & { hold?: (query: Sql, then?: (result: RunResult) => void) => void };
-  if (holder.hold) return holder.hold(query, then);
+export async function writeBehind(ex: Executor, query: Sql, options: HoldOptions = {}): Promise<void> {
+  const holder = ex as Executor & { hold?: (query: Sql, options?: HoldOptions) => void };
+  if (holder.hold) return holder.hold(query, options);
   const result = await ex.run(query);
-  then?.(result);
+  options.then?.(result);
 }
 
 export interface Database extends Executor {

@@ -1,7 +1,7 @@
 /**
  * A unit of work on PostgreSQL in few round trips (src/storage/postgres/unit-of-work.ts): BEGIN sent
- * with the first statement, writes held until the next statement or the COMMIT, savepoints sent
- * with what follows them. What must hold whatever is pipelined: a held write that fails fails the
+ * with the first statement (none before a plain read), writes held until the next statement or the
+ * end (one statement of independent ones), savepoints sent with what follows them. What must hold whatever is pipelined: a held write that fails fails the
  * whole unit and nothing of it is kept; a savepoint undoes only its own writes, held ones included;
  * and a later statement of the unit sees the held write.
  */
@@ -21,7 +21,7 @@ describePostgres("a PostgreSQL unit of work, pipelined", () => {
     await db.run(sql`CREATE TABLE items (id INTEGER PRIMARY KEY)`);
   }, POSTGRES_TIMEOUT_MS);
 
-  test("a read and a held write cost one round trip each way: BEGIN with the read, the write with COMMIT", async () => {
+  test("a read then one held write: two statements, two round trips, no BEGIN or COMMIT", async () => {
     await db.run(sql`DELETE FROM items`);
     tally.take();
     await db.transaction(async (tx) => {
@@ -29,14 +29,59 @@ describePostgres("a PostgreSQL unit of work, pipelined", () => {
       await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${1})`);
     });
     const count = tally.take();
-    expect(count.log).toEqual([
-      "BEGIN",
-      "SELECT COUNT(*) AS n FROM items",
-      "INSERT INTO items (id) VALUES ($1)",
-      "COMMIT",
-    ]);
+    expect(count.log).toEqual(["SELECT COUNT(*) AS n FROM items", "INSERT INTO items (id) VALUES ($1)"]);
     expect(count.roundTrips).toBe(2);
     expect(await ids()).toEqual([1]);
+  });
+
+  test("independent held writes run as one statement; others go between BEGIN and COMMIT", async () => {
+    await db.run(sql`DELETE FROM items`);
+    tally.take();
+    const changes: number[] = [];
+    const then = (result: { changes: number }) => void changes.push(result.changes);
+    await db.transaction(async (tx) => {
+      await tx.get(sql`SELECT COUNT(*) AS n FROM items`);
+      await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${1})`, { independent: true, then });
+      await writeBehind(tx, sql`INSERT INTO items (id) SELECT g FROM generate_series(2, 3) AS g`, {
+        independent: true,
+        then,
+      });
+    });
+    const merged = tally.take();
+    expect(merged.log).toEqual(["SELECT COUNT(*) AS n FROM items", expect.stringMatching(/^WITH w0 AS \(INSERT/)]);
+    expect(merged.roundTrips).toBe(2);
+    expect(changes).toEqual([1, 2]);
+    expect(await ids()).toEqual([1, 2, 3]);
+    tally.take();
+    await db.transaction(async (tx) => {
+      await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${4})`, { independent: true });
+      await writeBehind(tx, sql`DELETE FROM items WHERE id = ${4}`); // reads what the first wrote
+    });
+    expect(tally.take().log).toEqual([
+      "BEGIN",
+      "INSERT INTO items (id) VALUES ($1)",
+      "DELETE FROM items WHERE id = $1",
+      "COMMIT",
+    ]);
+    expect(await ids()).toEqual([1, 2, 3]);
+  });
+
+  test("a read that locks, and any statement after the first, run inside the transaction", async () => {
+    tally.take();
+    await db.transaction(async (tx) => {
+      await tx.get(sql`SELECT id FROM items WHERE id = ${1} FOR UPDATE`);
+    });
+    expect(tally.take().log).toEqual(["BEGIN", "SELECT id FROM items WHERE id = $1 FOR UPDATE", "COMMIT"]);
+    await db.transaction(async (tx) => {
+      await tx.get(sql`SELECT COUNT(*) AS n FROM items`);
+      await tx.run(sql`UPDATE items SET id = id WHERE id = ${1}`);
+    });
+    expect(tally.take().log).toEqual([
+      "SELECT COUNT(*) AS n FROM items",
+      "BEGIN",
+      "UPDATE items SET id = id WHERE id = $1",
+      "COMMIT",
+    ]);
   });
 
   test("a unit that sends nothing costs nothing", async () => {
@@ -105,8 +150,8 @@ describePostgres("a PostgreSQL unit of work, pipelined", () => {
     await db.run(sql`DELETE FROM items`);
     let changed = -1;
     await db.transaction((tx) =>
-      writeBehind(tx, sql`INSERT INTO items (id) SELECT g FROM generate_series(1, 3) AS g`, (result) => {
-        changed = result.changes;
+      writeBehind(tx, sql`INSERT INTO items (id) SELECT g FROM generate_series(1, 3) AS g`, {
+        then: (result) => (changed = result.changes),
       }),
     );
     expect(changed).toBe(3);

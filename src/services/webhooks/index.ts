@@ -268,37 +268,30 @@ export class WebhookService {
   /**
    * The outbox: one pending delivery per active webhook that wants this event, written by the
    * EventBus listener in the unit of work of the change (`ex`), with the record frozen as JSON.
-   * Returns how many rows it wrote.
    */
-  async enqueue(ex: Executor, event: SandboxEvent): Promise<number> {
-    // On PostgreSQL other processes register webhooks too: read them in this unit of work (one index
-    // seek), so an event right after a subscription made elsewhere is never missed.
-    const all =
-      ex.dialect === "postgres"
-        ? await repo.activeWebhooks(ex, event.merchantId)
-        : (this.active.get(event.merchantId) ?? (await this.activeHooks(ex, event.merchantId)));
-    if (all.length === 0) return 0;
-    const hooks = all.filter((hook) => hook.event === event.name || hook.event === "*");
-    if (hooks.length === 0) return 0;
-    const body = JSON.stringify(event.record);
+  async enqueue(ex: Executor, event: SandboxEvent): Promise<void> {
     const now = this.clock.now(event.merchantId);
-    const stamp = formatTimestamp(now);
+    const [merchantId, dueAtMs, body] = [event.merchantId, now.getTime(), JSON.stringify(event.record)];
+    const common = { merchantId, event: event.name, recordId: event.record.id, body, dueAtMs };
+    const stamp = { createdAt: formatTimestamp(now) };
+    // On PostgreSQL other processes register webhooks too: the write picks them from the table itself
+    // (INSERT … SELECT, held until the unit's end), so none made elsewhere is missed and no read waits.
+    if (ex.dialect === "postgres") {
+      return repo.insertDeliveriesOfEvent(
+        ex,
+        { ...common, ...stamp },
+        (n) => n > 0 && this.written(merchantId, dueAtMs),
+      );
+    }
+    const all = this.active.get(merchantId) ?? (await this.activeHooks(ex, merchantId));
+    const hooks = all.filter((hook) => hook.event === event.name || hook.event === "*");
+    if (hooks.length === 0) return;
+    const rows = hooks.map((hook) => ({ ...common, ...stamp, id: crypto.randomUUID(), webhookId: hook.id }));
     await repo.insertDeliveries(
       ex,
-      hooks.map((hook) => ({
-        id: crypto.randomUUID(),
-        merchantId: event.merchantId,
-        webhookId: hook.id,
-        event: event.name,
-        recordId: event.record.id,
-        body,
-        dueAtMs: now.getTime(),
-        redeliveryOf: null,
-        createdAt: stamp,
-      })),
+      rows.map((row) => ({ ...row, redeliveryOf: null })),
     );
-    this.written(event.merchantId, now.getTime());
-    return hooks.length;
+    this.written(merchantId, dueAtMs);
   }
 
   /** Deliveries, newest first, each with its attempt log (all attempts in one query). */

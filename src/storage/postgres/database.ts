@@ -11,7 +11,7 @@
  *   as few round trips as the statements allow (./unit-of-work.ts).
  */
 import { SQL } from "bun";
-import { renderSql, type Database, type RunResult, type Sql, type Transaction } from "../database";
+import { renderSql, type Database, type HoldOptions, type RunResult, type Sql, type Transaction } from "../database";
 import type { StatementTrace } from "../statement-count";
 import { rowsOf, translate, type ResultArray } from "./results";
 import { UnitOfWork } from "./unit-of-work";
@@ -33,7 +33,7 @@ export interface PostgresOptions {
 export interface PostgresTransaction extends Transaction {
   transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T>;
   /** A write whose answer nobody waits on: sent with the unit's next statement or its COMMIT (./unit-of-work.ts). */
-  hold(query: Sql, then?: (result: RunResult) => void): void;
+  hold(query: Sql, options?: HoldOptions): void;
   /** Runs SQL text holding several statements and no parameters (the simple query protocol). */
   script(text: string): Promise<void>;
 }
@@ -122,8 +122,8 @@ class PgTransaction extends PgRunner implements PostgresTransaction {
     return this.unit.query(q);
   }
 
-  hold(q: Sql, then?: (result: RunResult) => void): void {
-    this.unit.hold(q, then);
+  hold(q: Sql, options?: HoldOptions): void {
+    this.unit.hold(q, options);
   }
 
   transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {

@@ -1,23 +1,27 @@
 /**
- * A unit of work on one reserved PostgreSQL connection, in as few round trips as its statements
- * allow. Bun's client writes statements started together into one packet when each is a prepared
- * statement (the extended protocol), and PostgreSQL answers each on its own (a Sync after each),
- * so a failure stays the failing statement's. This unit uses that:
+ * A unit of work on one reserved PostgreSQL connection, in as few round trips and statements as
+ * its statements allow. Bun's client writes statements started together into one packet when each
+ * is a prepared statement (the extended protocol), and PostgreSQL answers each on its own (a Sync
+ * after each), so a failure stays the failing statement's. This unit uses that:
  *
- * - BEGIN is never sent alone: it goes with the unit's first statement. A unit that sends nothing
- *   costs nothing (no BEGIN, no COMMIT).
+ * - BEGIN is never sent alone: it goes with the unit's first statement. A first statement that
+ *   only reads (a SELECT that locks nothing) goes without it: under READ COMMITTED each statement
+ *   reads its own snapshot anyway, so reading before BEGIN sees what reading after it would.
  * - A write nobody waits on ({@link UnitOfWork.hold}: an outbox row, an INSERT whose row the caller
  *   built itself) goes with the unit's next statement, or with its COMMIT. It still runs in order,
  *   before any later statement of the unit, which therefore sees it; if it fails, the statement it
  *   went with throws its error, and a COMMIT sent behind it ends the transaction as a ROLLBACK, so
  *   the unit fails whole, as if the write had thrown where it was made.
+ * - At the end, what is held is sent as one statement where it can be: a single write, or writes
+ *   that say they are independent of each other merged into data-modifying CTEs. A unit that had
+ *   sent only reads then needs no BEGIN and no COMMIT: one statement is atomic on its own.
  * - A SAVEPOINT goes with the next statement; RELEASE too, unless held writes made inside it must be
  *   answered first (their failure is the savepoint's to undo).
  *
  * Every round trip is told to the {@link StatementTrace}, if any (the bench and the statement tests).
  */
 import type { ReservedSQL } from "bun";
-import { renderSql, type RunResult, type Sql, type SqlValue } from "../database";
+import { renderSql, sql, type HoldOptions, type Sql, type SqlValue } from "../database";
 import type { StatementTrace } from "../statement-count";
 import { translate, type ResultArray } from "./results";
 
@@ -25,8 +29,10 @@ interface Statement {
   text: string;
   /** Null for a control statement (BEGIN, COMMIT, SAVEPOINT…): it has no parameters. */
   values: SqlValue[] | null;
-  /** A held write's caller, told what it changed once answered. */
-  then?: (result: RunResult) => void;
+  /** A held write: its query and how it may be sent. */
+  held?: { query: Sql; options: HoldOptions };
+  /** Told the statement's answer. */
+  answered?: (result: ResultArray) => void;
 }
 
 const templates = new Map<string, TemplateStringsArray>();
@@ -52,6 +58,24 @@ const ROLLBACK = control("ROLLBACK");
 
 const isWrite = (statement: Statement) => statement.values !== null;
 
+/** A SELECT that takes no lock and calls nothing known to write or lock: it may run outside the transaction. */
+const PLAIN_READ = /^\s*SELECT\b/i;
+const LOCKS_OR_WRITES =
+  /\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b|\bFOR\s+KEY\s+SHARE\b|pg_advisory|nextval|setval|\b(INSERT|UPDATE|DELETE)\b/i;
+const isPlainRead = (statement: Statement) =>
+  statement.values !== null && PLAIN_READ.test(statement.text) && !LOCKS_OR_WRITES.test(statement.text);
+
+/** Writes that say they are independent of each other, as one statement telling what each changed. */
+function merged(writes: Statement[]): Statement {
+  const parts = writes.map((w, index) => sql`${sql.raw(`w${index}`)} AS (${w.held!.query} RETURNING 1)`);
+  const counts = writes.map((_, index) => sql.raw(`(SELECT COUNT(*) FROM w${index}) AS w${index}`));
+  const query = sql`WITH ${sql.join(parts)} SELECT ${sql.join(counts)}`;
+  const { text, values } = renderSql(query, "postgres");
+  const answered = (result: ResultArray) =>
+    writes.forEach((w, index) => w.held!.options.then?.({ changes: Number(result[0]?.[`w${index}`] ?? 0) }));
+  return { text, values, answered };
+}
+
 export class UnitOfWork {
   private begun = false;
   private ended = false;
@@ -70,15 +94,16 @@ export class UnitOfWork {
     return (await this.send({ text, values }))!;
   }
 
-  /** A write sent with the unit's next statement or its COMMIT; `then` is told what it changed. */
-  hold(query: Sql, then?: (result: RunResult) => void): void {
+  /** A write sent with the unit's next statement or at its end (see the module's comment). */
+  hold(query: Sql, options: HoldOptions = {}): void {
     const { text, values } = renderSql(query, "postgres");
-    this.held.push({ text, values, then });
+    const answered = options.then && ((result: ResultArray) => options.then!({ changes: result.affectedRows ?? 0 }));
+    this.held.push({ text, values, held: { query, options }, answered });
   }
 
   /** Runs SQL text of several statements without parameters (migrations), after what is held. */
   async script(text: string): Promise<void> {
-    await this.send(null);
+    await this.send(null, true);
     this.trace?.sent([text], true);
     try {
       await this.conn.unsafe(text).simple();
@@ -87,14 +112,28 @@ export class UnitOfWork {
     }
   }
 
-  /** Commits: what is held goes with the COMMIT. A unit that sent nothing has nothing to commit. */
+  /** Commits: what is held goes with the COMMIT, as one statement where it can be. */
   async commit(): Promise<void> {
-    if (!this.begun && this.held.length === 0) {
-      this.ended = true;
-      return;
-    }
     try {
-      const answer = await this.send(COMMIT);
+      const writes = this.held.filter(isWrite);
+      const onlyWrites = writes.length === this.held.length;
+      const one =
+        onlyWrites && writes.length > 1 && writes.every((w) => w.held?.options.independent)
+          ? merged(writes)
+          : onlyWrites && writes.length === 1
+            ? writes[0]!
+            : undefined;
+      if (!this.begun) {
+        // Nothing but reads went out: the writes left are the unit; a single statement needs no BEGIN.
+        if (writes.length === 0) return;
+        if (one) {
+          this.held = [];
+          await this.send(one, false);
+          return;
+        }
+      }
+      if (one) this.held = [one];
+      const answer = await this.send(COMMIT, true);
       // A statement failed and its error was not thrown here (a caller caught it): nothing was kept.
       if (answer?.command === "ROLLBACK") throw new Error("PostgreSQL rolled the unit of work back at its COMMIT");
     } finally {
@@ -108,7 +147,7 @@ export class UnitOfWork {
     if (!this.begun || this.ended) return;
     this.ended = true;
     try {
-      await this.send(ROLLBACK);
+      await this.send(ROLLBACK, true);
     } catch {
       // A connection that fails here is closed when released inside its transaction, never reused.
     }
@@ -126,14 +165,14 @@ export class UnitOfWork {
       if (!inside.some(isWrite)) {
         if (at >= 0) this.held.splice(at, 1);
         else this.held.push(control(`RELEASE SAVEPOINT ${name}`));
-      } else await this.send(control(`RELEASE SAVEPOINT ${name}`));
+      } else await this.send(control(`RELEASE SAVEPOINT ${name}`), true);
       return result;
     } catch (error) {
       const at = this.held.indexOf(opened);
       if (at >= 0) this.held.length = at;
       else {
         this.held = [];
-        await this.send(control(`ROLLBACK TO SAVEPOINT ${name}`));
+        await this.send(control(`ROLLBACK TO SAVEPOINT ${name}`), true);
         this.held.push(control(`RELEASE SAVEPOINT ${name}`));
       }
       throw error;
@@ -142,11 +181,18 @@ export class UnitOfWork {
     }
   }
 
-  /** Sends BEGIN (the first time), what is held and `statement`, together; answers `statement`'s result. */
-  private async send(statement: Statement | null): Promise<ResultArray | undefined> {
+  /**
+   * Sends what is held and `statement`, together, with BEGIN first when the unit has none yet and
+   * `transactional` (by default: unless `statement` is a plain read with nothing held before it).
+   * Answers `statement`'s result.
+   */
+  private async send(
+    statement: Statement | null,
+    transactional = !(statement && this.held.length === 0 && isPlainRead(statement)),
+  ): Promise<ResultArray | undefined> {
     const batch = this.held;
     this.held = [];
-    if (!this.begun) {
+    if (!this.begun && transactional) {
       batch.unshift(BEGIN);
       this.begun = true;
     }
@@ -166,7 +212,7 @@ export class UnitOfWork {
     // The first failure is the cause; the statements after it failed because the transaction had.
     for (const outcome of settled) if (outcome.status === "rejected") throw translate(outcome.reason);
     const results = settled.map((outcome) => (outcome as PromiseFulfilledResult<ResultArray>).value);
-    batch.forEach((s, index) => s.then?.({ changes: results[index]!.affectedRows ?? 0 }));
+    batch.forEach((s, index) => s.answered?.(results[index]!));
     return statement ? results.at(-1) : undefined;
   }
 

@@ -36,6 +36,22 @@ export function findCustomer(ex: Executor, merchantId: string, id: string): Prom
   return ex.get<CustomerRow>(sql`SELECT * FROM customers WHERE id = ${id} AND merchant_id = ${merchantId}`);
 }
 
+/**
+ * The customer of a payment method, found through it: a read that needs nothing from the payment
+ * method's own read, so both go to the server together (one round trip on PostgreSQL).
+ */
+export function findCustomerOfPaymentMethod(
+  ex: Executor,
+  merchantId: string,
+  paymentMethodId: string,
+): Promise<CustomerRow | undefined> {
+  return ex.get<CustomerRow>(
+    sql`SELECT * FROM customers WHERE id = (
+          SELECT customer_id FROM payment_methods WHERE id = ${paymentMethodId} AND merchant_id = ${merchantId}
+        ) AND merchant_id = ${merchantId}`,
+  );
+}
+
 /** Customers by id, in one query (of any merchant: callers pass ids read from the merchant's own rows). */
 export async function customersByIds(ex: Executor, ids: readonly string[]): Promise<Map<string, CustomerRow>> {
   const unique = [...new Set(ids)];

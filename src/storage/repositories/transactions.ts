@@ -1,4 +1,4 @@
-import { sql, type Executor, type Sql } from "../database";
+import { sql, writeBehind, type Executor, type Sql } from "../database";
 import type { CustomerRow } from "./customers";
 import type { PaymentMethodRow } from "./payment-methods";
 import { containsText, insertionOrder } from "./order";
@@ -167,7 +167,9 @@ export type NewCharge = Pick<
  * the trigger of migration 009 keeps the list counter in the same statement.
  */
 export async function insertCharge(ex: Executor, c: NewCharge): Promise<TransactionRow> {
-  await ex.run(
+  // The row is built here, so nothing waits on the INSERT: PostgreSQL sends it with what follows.
+  await writeBehind(
+    ex,
     sql`INSERT INTO transactions (id, merchant_id, invoice_id, customer_id, payment_method_id, method,
     type, success, total_cents, last_four, auth_id, issuer_auth_code, message, decline_code, avs_street_result,
     avs_zip_result, cvv_result, meta, is_merchant_present, reference_id, source, pre_auth, receipt_email_at,
@@ -176,6 +178,7 @@ export async function insertCharge(ex: Executor, c: NewCharge): Promise<Transact
     ${c.success}, ${c.total_cents}, ${c.last_four}, ${c.auth_id}, ${c.issuer_auth_code}, ${c.message}, ${c.decline_code},
     ${c.avs_street_result}, ${c.avs_zip_result}, ${c.cvv_result}, ${c.meta}, ${c.is_merchant_present}, ${c.reference_id}, ${c.source}, ${c.pre_auth}, ${c.receipt_email_at},
     ${c.surcharge_cents}, ${c.schedule_id}, ${c.created_at}, ${c.updated_at})`,
+    { independent: true },
   );
   return {
     ...c,

@@ -4,7 +4,7 @@
  * due deliveries are in ./webhook-claims.ts. Every statement here is portable SQL
  * (docs/architecture.md): one repository serves SQLite and PostgreSQL.
  */
-import { sql, type Executor, type Sql } from "../database";
+import { sql, writeBehind, type Executor, type Sql } from "../database";
 import type { DeliveryStatus } from "../../domain/schemas/webhooks";
 
 export interface WebhookRow {
@@ -183,6 +183,26 @@ export async function insertDeliveries(ex: Executor, rows: readonly NewDelivery[
     sql`INSERT INTO webhook_deliveries (id, merchant_id, webhook_id, event, record_id, body, next_attempt_at_ms,
         redelivery_of, created_at, updated_at) VALUES ${sql.join(values)}`,
   );
+}
+
+/**
+ * The outbox in one write, reading no row first: a pending delivery of the event for each of the
+ * merchant's active webhooks that wants it (its name or "*"), oldest webhook first. Nothing waits on
+ * it (PostgreSQL holds it until the unit's end, writeBehind); `then` is told how many it wrote.
+ */
+export function insertDeliveriesOfEvent(
+  ex: Executor,
+  e: { merchantId: string; event: string; recordId: string; body: string; dueAtMs: number; createdAt: string },
+  then: (written: number) => void,
+): Promise<void> {
+  const write = sql`INSERT INTO webhook_deliveries (id, merchant_id, webhook_id, event, record_id, body, next_attempt_at_ms,
+        redelivery_of, created_at, updated_at)
+      SELECT gen_random_uuid()::text, merchant_id, id, ${e.event}, ${e.recordId}, ${e.body}, ${e.dueAtMs}, NULL,
+        ${e.createdAt}, ${e.createdAt}
+      FROM webhooks WHERE merchant_id = ${e.merchantId} AND deleted_at IS NULL AND disabled_at IS NULL
+        AND event IN (${e.event}, '*')
+      ORDER BY created_at`;
+  return writeBehind(ex, write, { independent: true, then: (result) => then(result.changes) });
 }
 
 export function findDelivery(ex: Executor, merchantId: string, id: string): Promise<DeliveryWithTarget | undefined> {
