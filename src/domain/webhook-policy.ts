@@ -20,7 +20,29 @@ export const MAX_IN_FLIGHT = 32;
 /** ...and per merchant, so one merchant's stalled receiver cannot hold up the others. */
 export const MAX_IN_FLIGHT_PER_MERCHANT = 8;
 
-/** The delay before the attempt after attempt number `attempt` (1-based). */
-export function retryDelayMs(attempt: number): number {
+/** `meta.webhook_retry_count` of POST /webhook: retries after the first failed attempt. */
+export const RETRY_COUNT_RANGE = { minimum: 0, maximum: 10 } as const;
+/** `meta.webhook_retry_frequency` of POST /webhook: minutes between attempts (a day at most). */
+export const RETRY_FREQUENCY_RANGE = { minimum: 1, maximum: 1440 } as const;
+
+/**
+ * A webhook's own retry settings (POST /webhook `meta`); null keeps the default: {@link MAX_ATTEMPTS}
+ * attempts, and the waits of {@link RETRY_DELAYS_MS} (its last one repeated past its end).
+ */
+export interface RetrySettings {
+  retryCount: number | null;
+  retryFrequencyMinutes: number | null;
+}
+
+export const DEFAULT_RETRY: RetrySettings = { retryCount: null, retryFrequencyMinutes: null };
+
+/** Attempts a delivery gets, the first one included. */
+export function maxAttempts(settings: RetrySettings = DEFAULT_RETRY): number {
+  return settings.retryCount === null ? MAX_ATTEMPTS : settings.retryCount + 1;
+}
+
+/** The delay before the attempt after attempt number `attempt` (1-based), on the sandbox clock. */
+export function retryDelayMs(attempt: number, settings: RetrySettings = DEFAULT_RETRY): number {
+  if (settings.retryFrequencyMinutes !== null) return settings.retryFrequencyMinutes * 60_000;
   return RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? RETRY_DELAYS_MS[0]!;
 }

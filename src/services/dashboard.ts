@@ -86,6 +86,7 @@ export interface WebhookView {
   id: string;
   target_url: string;
   event: string;
+  meta: { webhook_retry_count: number | null; webhook_retry_frequency: number | null };
   created_at: string;
   updated_at: string;
   disabled_at: string | null;

@@ -1,10 +1,35 @@
 import { t } from "elysia";
 import { EVENT_NAMES } from "../events";
-import { MAX_ATTEMPTS } from "../webhook-policy";
+import { MAX_ATTEMPTS, RETRY_COUNT_RANGE, RETRY_FREQUENCY_RANGE } from "../webhook-policy";
 import { Integer } from "./records";
 
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
 const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+
+/** `meta` of POST /webhook (and PUT): the webhook's own retry schedule. A fresh schema per use (Elysia edits them in place). */
+const RetryMetaBody = () =>
+  t.Object(
+    {
+      webhook_retry_count: t.Optional(
+        Integer({
+          ...RETRY_COUNT_RANGE,
+          description: `retries after a failed first attempt; absent: ${MAX_ATTEMPTS - 1}`,
+          examples: [3],
+        }),
+      ),
+      webhook_retry_frequency: t.Optional(
+        Integer({
+          ...RETRY_FREQUENCY_RANGE,
+          description: "minutes between attempts, on the sandbox clock; absent: 10 s, 1 min, 10 min, then 1 h",
+          examples: [5],
+        }),
+      ),
+    },
+    {
+      additionalProperties: true,
+      description: "the retry settings; other members are accepted and not kept",
+    },
+  );
 
 export const WebhookBody = t.Object(
   {
@@ -13,6 +38,7 @@ export const WebhookBody = t.Object(
       examples: ["https://example.com/hooks"],
     }),
     event: t.String({ description: `one of ${EVENT_NAMES.join(", ")}, or * for every event`, examples: ["*"] }),
+    meta: t.Optional(RetryMetaBody()),
   },
   { title: "WebhookRequest" },
 );
@@ -27,6 +53,7 @@ export const WebhookUpdateBody = t.Object(
         description: "true: receive nothing new (pending deliveries wait); false: receive again and send what waited",
       }),
     ),
+    meta: t.Optional(RetryMetaBody()),
   },
   { title: "WebhookUpdateRequest" },
 );
@@ -35,8 +62,21 @@ export type WebhookUpdateBody = typeof WebhookUpdateBody.static;
 export const WebhookRecord = t.Object(
   {
     id: t.String(),
+    user_id: t.String({ description: "the API user the merchant's key acts as (GET /self user.id)" }),
+    merchant_id: t.String(),
+    reference_id: t.Null({ description: "always null: no webhook here is tied to one record" }),
+    url: t.String({ description: "the real service's name for target_url (the same value)" }),
     target_url: t.String(),
     event: t.String(),
+    meta: t.Object(
+      {
+        webhook_retry_count: t.Union([Integer(), t.Null()], { description: "null: the default (4 retries)" }),
+        webhook_retry_frequency: t.Union([Integer(), t.Null()], {
+          description: "minutes between attempts; null: the default (10 s, 1 min, 10 min, then 1 h)",
+        }),
+      },
+      { description: "the retry settings given at POST /webhook (or PUT)" },
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
     disabled_at: t.Union([Timestamp, t.Null()], { description: "set while the webhook is disabled" }),
@@ -81,7 +121,10 @@ export const DeliveryRecord = t.Object(
       "pending (will be sent or retried), delivered (a 2xx came back), failed (gave up), cancelled (the webhook was deleted)",
     ),
     attempts: Integer({ description: "completed attempts" }),
-    max_attempts: Integer({ default: MAX_ATTEMPTS }),
+    max_attempts: Integer({
+      default: MAX_ATTEMPTS,
+      description: "attempts it gets: the webhook's meta.webhook_retry_count + 1 (5 by default)",
+    }),
     next_attempt_at: t.Union([Timestamp, t.Null()], { description: "on the merchant's sandbox clock" }),
     last_status_code: t.Union([Integer(), t.Null()]),
     last_error: t.Union([t.String(), t.Null()]),

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { listPage } from "../page";
 import { merchantAuth } from "../auth";
+import { objectMembers } from "../object-members";
 import type { AppDeps } from "../deps";
 import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
 import {
@@ -26,11 +27,12 @@ export function webhookRoutes(deps: AppDeps) {
     })
     .post("", ({ merchant, body }) => webhooks.create(merchant.id, body), {
       body: WebhookBody,
+      transform: objectMembers(WebhookBody),
       response: { 200: WebhookRecord, ...AUTH_ERRORS },
       detail: {
         summary: "Subscribe a URL to an event",
         description:
-          'Each event is POSTed to target_url with the record as the body and the headers PaySandbox-Event-Name, PaySandbox-Delivery-Id and PaySandbox-Signature (t=<unix>,v2=<hex HMAC-SHA256(webhook_secret, "<t>.<delivery id>.<event name>.<raw body>")>; packages/webhooks/verify.ts checks it). A non-2xx answer or none within 10 s is retried 4 more times (after 10 s, 1 min, 10 min, 1 h of sandbox time).',
+          'Each event is POSTed to target_url with the record as the body and the headers PaySandbox-Event-Name, PaySandbox-Delivery-Id and PaySandbox-Signature (t=<unix>,v2=<hex HMAC-SHA256(webhook_secret, "<t>.<delivery id>.<event name>.<raw body>")>; packages/webhooks/verify.ts checks it). A non-2xx answer or none within 10 s is retried 4 more times (after 10 s, 1 min, 10 min, 1 h of sandbox time), or as meta says: webhook_retry_count retries, webhook_retry_frequency minutes apart.',
       },
     })
     .get("/:id", ({ merchant, params }) => webhooks.get(merchant.id, params.id), {
@@ -41,9 +43,10 @@ export function webhookRoutes(deps: AppDeps) {
     .put("/:id", ({ merchant, params, body }) => webhooks.update(merchant.id, params.id, body), {
       params: IdParams,
       body: WebhookUpdateBody,
+      transform: objectMembers(WebhookUpdateBody),
       response: { 200: WebhookRecord, ...NOT_FOUND },
       detail: {
-        summary: "Change a webhook's target_url or event, or disable/enable it",
+        summary: "Change a webhook's target_url, event or retry settings, or disable/enable it",
         description:
           "A disabled webhook receives nothing new; its pending deliveries wait and are sent once it is enabled again.",
       },

@@ -3,13 +3,14 @@ import * as repo from "../../storage/repositories/webhook-claims";
 import type { ClaimedDelivery } from "../../storage/repositories/webhooks";
 import type { Worker } from "../../lib/worker";
 import type { WebhookService } from ".";
+import { retrySettings } from "./records";
 import type { SandboxClock } from "../clock";
 import type { Logger } from "../../lib/logger";
 import {
   DEFAULT_TIMEOUT_MS,
-  MAX_ATTEMPTS,
   MAX_IN_FLIGHT,
   MAX_IN_FLIGHT_PER_MERCHANT,
+  maxAttempts,
   retryDelayMs,
 } from "../../domain/webhook-policy";
 import { targetRefusedMessage, type WebhookTargets } from "./targets";
@@ -328,11 +329,13 @@ export class WebhookDispatcher implements Worker {
         return;
       }
       const stamp = formatTimestamp(finishedAt);
-      const status = outcome.success ? "delivered" : attempt >= MAX_ATTEMPTS ? "failed" : "pending";
+      // The webhook's meta.webhook_retry_count/frequency, as they are when this attempt settles.
+      const retry = retrySettings(row);
+      const status = outcome.success ? "delivered" : attempt >= maxAttempts(retry) ? "failed" : "pending";
       const held = await repo.settleDelivery(tx, row.id, this.id, {
         status,
         attempts: attempt,
-        nextAttemptAtMs: status === "pending" ? finishedAt.getTime() + retryDelayMs(attempt) : null,
+        nextAttemptAtMs: status === "pending" ? finishedAt.getTime() + retryDelayMs(attempt, retry) : null,
         statusCode: outcome.statusCode,
         error: outcome.error,
         deliveredAt: outcome.success ? stamp : null,

@@ -4,13 +4,14 @@ import * as repo from "../../storage/repositories/webhooks";
 import type { DeliveryWithTarget, WebhookRow } from "../../storage/repositories/webhooks";
 import type { SandboxClock } from "../clock";
 import { EVENT_NAMES, type EventBus, type SandboxEvent } from "../../domain/events";
-import { parseJson } from "../../lib/json";
 import type { Listing, PageRequest } from "../../domain/pagination";
 import { formatTimestamp } from "../../domain/time";
 import { addError, type FieldErrors } from "../../../packages/rules/validation";
-import { MAX_ATTEMPTS } from "../../domain/webhook-policy";
 import { assertValid, invalidState, notFound } from "../../domain/errors";
 import type { Delivery, Webhook } from "../../domain/schemas/webhooks";
+import { deliveryRecord, retryColumns, webhookRecord, type RetryMeta } from "./records";
+
+export { retrySettings, webhookRecord, type RetryMeta } from "./records";
 
 export type { AttemptRow, DeliveryFilters, DeliveryRow, WebhookRow } from "../../storage/repositories/webhooks";
 
@@ -19,18 +20,6 @@ export const WEBHOOK_EVENTS: readonly string[] = [...EVENT_NAMES, "*"];
 /** Active webhooks a merchant may have at once. */
 export const MAX_WEBHOOKS = 50;
 const MAX_URL_LENGTH = 2048;
-
-export function webhookRecord(row: WebhookRow): Webhook {
-  return {
-    id: row.id,
-    target_url: row.target_url,
-    event: row.event,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    disabled_at: row.disabled_at,
-    deleted_at: row.deleted_at,
-  };
-}
 
 /** The event name of a test delivery (POST /webhook/{id}/test): sent to one webhook, whatever it subscribes to. */
 export const TEST_EVENT = "test";
@@ -118,7 +107,7 @@ export class WebhookService {
     for (const listener of this.listeners) listener(merchantId, dueAtMs);
   }
 
-  async create(merchantId: string, input: { target_url: string; event: string }): Promise<Webhook> {
+  async create(merchantId: string, input: { target_url: string; event: string; meta?: RetryMeta }): Promise<Webhook> {
     assertValid(validateWebhook(input));
     const targetUrl = input.target_url.trim();
     const event = input.event.trim();
@@ -134,11 +123,12 @@ export class WebhookService {
       }
       const id = crypto.randomUUID();
       const now = this.clock.timestamp(merchantId);
+      const retry = retryColumns(input.meta);
       const row = { id, merchant_id: merchantId, target_url: targetUrl, event, created_at: now, updated_at: now };
-      const record = webhookRecord({ ...row, disabled_at: null, deleted_at: null });
+      const record = webhookRecord({ ...row, ...retry, disabled_at: null, deleted_at: null });
       // Announced before it exists: the other webhooks hear of it, the new one does not.
       await this.events.emit(tx, { merchantId, name: "create_webhook", record });
-      await repo.insertWebhook(tx, { id, merchantId, targetUrl, event, now });
+      await repo.insertWebhook(tx, { id, merchantId, targetUrl, event, now, ...retry });
       return this.getRow(tx, merchantId, id);
     });
     await this.reload(merchantId);
@@ -187,7 +177,7 @@ export class WebhookService {
   async update(
     merchantId: string,
     id: string,
-    input: { target_url?: string; event?: string; disabled?: boolean },
+    input: { target_url?: string; event?: string; disabled?: boolean; meta?: RetryMeta },
   ): Promise<Webhook> {
     const { row, enabled } = await this.db.transaction(async (tx) => {
       // Takes turns with creates: a changed target or event is checked against the others too.
@@ -204,7 +194,8 @@ export class WebhookService {
       const now = this.clock.timestamp(merchantId);
       const disabledAt =
         input.disabled === undefined ? current.disabled_at : input.disabled ? (current.disabled_at ?? now) : null;
-      await repo.updateWebhook(tx, id, { targetUrl, event, disabledAt, now });
+      const retry = retryColumns(input.meta, current);
+      await repo.updateWebhook(tx, id, { targetUrl, event, disabledAt, now, ...retry });
       return {
         row: await this.getRow(tx, merchantId, id),
         enabled: current.disabled_at !== null && disabledAt === null,
@@ -353,39 +344,4 @@ export class WebhookService {
     );
     return rows.map((row) => deliveryRecord(row, attempts.get(row.id) ?? []));
   }
-}
-
-function deliveryRecord(row: DeliveryWithTarget, attempts: repo.AttemptRow[]): Delivery {
-  return {
-    id: row.id,
-    webhook_id: row.webhook_id,
-    target_url: row.target_url,
-    event: row.event,
-    record_id: row.record_id,
-    status: row.status,
-    attempts: row.attempts,
-    max_attempts: MAX_ATTEMPTS,
-    next_attempt_at:
-      row.status === "pending" && row.next_attempt_at_ms !== null
-        ? formatTimestamp(new Date(row.next_attempt_at_ms))
-        : null,
-    last_status_code: row.last_status_code,
-    last_error: row.last_error,
-    delivered_at: row.delivered_at,
-    redelivery_of: row.redelivery_of,
-    payload: parseJson<unknown>(row.body, null),
-    attempt_log: attempts.map((a) => ({
-      attempt: a.attempt,
-      started_at: a.started_at,
-      success: a.success === 1,
-      status_code: a.status_code,
-      latency_ms: a.latency_ms,
-      response_snippet: a.response_snippet,
-      request_headers: parseJson<Record<string, string>>(a.request_headers ?? "{}", {}),
-      response_headers: a.response_headers ? parseJson<Record<string, string> | null>(a.response_headers, null) : null,
-      error: a.error,
-    })),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }

@@ -79,7 +79,7 @@ export async function claimDue(
   if (claimed.length === 0) return [];
   const ids = sql.join(claimed.map((row) => sql`${row.id}`));
   return ex.all(
-    sql`SELECT d.*, w.target_url, m.webhook_secret FROM webhook_deliveries d
+    sql`SELECT d.*, w.target_url, w.retry_count, w.retry_frequency_minutes, m.webhook_secret FROM webhook_deliveries d
         JOIN webhooks w ON w.id = d.webhook_id JOIN merchants m ON m.id = d.merchant_id
         WHERE d.id IN (${ids}) ORDER BY d.seq`,
   );

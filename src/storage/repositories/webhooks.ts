@@ -16,6 +16,16 @@ export interface WebhookRow {
   updated_at: string;
   disabled_at: string | null;
   deleted_at: string | null;
+  /** POST /webhook meta.webhook_retry_count; null: the default schedule. */
+  retry_count: number | null;
+  /** POST /webhook meta.webhook_retry_frequency (minutes); null: the default schedule. */
+  retry_frequency_minutes: number | null;
+}
+
+/** A webhook's retry settings as stored (null: the default of src/domain/webhook-policy.ts). */
+export interface RetryColumns {
+  retry_count: number | null;
+  retry_frequency_minutes: number | null;
 }
 
 export interface DeliveryRow {
@@ -38,8 +48,8 @@ export interface DeliveryRow {
   claimed_by: string | null;
 }
 
-/** A delivery with its webhook's target, as the log shows it. */
-export type DeliveryWithTarget = DeliveryRow & { target_url: string };
+/** A delivery with its webhook's target and retry settings, as the log shows it. */
+export type DeliveryWithTarget = DeliveryRow & RetryColumns & { target_url: string };
 
 /** A claimed delivery with what sending it needs. */
 export type ClaimedDelivery = DeliveryWithTarget & { webhook_secret: string };
@@ -141,21 +151,24 @@ export function findClash(
 
 export async function insertWebhook(
   ex: Executor,
-  row: { id: string; merchantId: string; targetUrl: string; event: string; now: string },
+  row: { id: string; merchantId: string; targetUrl: string; event: string; now: string } & Partial<RetryColumns>,
 ): Promise<void> {
   await ex.run(
-    sql`INSERT INTO webhooks (id, merchant_id, target_url, event, created_at, updated_at)
-        VALUES (${row.id}, ${row.merchantId}, ${row.targetUrl}, ${row.event}, ${row.now}, ${row.now})`,
+    sql`INSERT INTO webhooks (id, merchant_id, target_url, event, created_at, updated_at, retry_count,
+        retry_frequency_minutes)
+        VALUES (${row.id}, ${row.merchantId}, ${row.targetUrl}, ${row.event}, ${row.now}, ${row.now},
+        ${row.retry_count ?? null}, ${row.retry_frequency_minutes ?? null})`,
   );
 }
 
 export async function updateWebhook(
   ex: Executor,
   id: string,
-  change: { targetUrl: string; event: string; disabledAt: string | null; now: string },
+  change: { targetUrl: string; event: string; disabledAt: string | null; now: string } & RetryColumns,
 ): Promise<void> {
   await ex.run(
     sql`UPDATE webhooks SET target_url = ${change.targetUrl}, event = ${change.event}, disabled_at = ${change.disabledAt},
+        retry_count = ${change.retry_count}, retry_frequency_minutes = ${change.retry_frequency_minutes},
         updated_at = ${change.now} WHERE id = ${id}`,
   );
 }
@@ -207,7 +220,8 @@ export function insertDeliveriesOfEvent(
 
 export function findDelivery(ex: Executor, merchantId: string, id: string): Promise<DeliveryWithTarget | undefined> {
   return ex.get(
-    sql`SELECT d.*, w.target_url FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    sql`SELECT d.*, w.target_url, w.retry_count, w.retry_frequency_minutes
+        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.id = ${id} AND d.merchant_id = ${merchantId}`,
   );
 }
@@ -237,7 +251,8 @@ export function listDeliveries(
   offset: number,
 ): Promise<DeliveryWithTarget[]> {
   return ex.all(
-    sql`SELECT d.*, w.target_url FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    sql`SELECT d.*, w.target_url, w.retry_count, w.retry_frequency_minutes
+        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE ${deliveryWhere(merchantId, filters)} ORDER BY d.seq DESC LIMIT ${limit} OFFSET ${offset}`,
   );
 }

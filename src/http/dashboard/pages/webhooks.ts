@@ -5,6 +5,7 @@
 import type { DeliveryView, WebhookView } from "../../../services/dashboard";
 import type { Page } from "../../page";
 import { EVENT_NAMES } from "../../../domain/events";
+import { MAX_ATTEMPTS } from "../../../domain/webhook-policy";
 import { html, queryString, type Renderable, type SafeHtml } from "../../../lib/html";
 import { actionButton, badge, command, copyable, emptyState, fields, idLink, idText, pager, when } from "../layout";
 import type { Hints } from "./hints";
@@ -77,13 +78,25 @@ function eventSelect(id: string, value: string): SafeHtml {
   </select>`;
 }
 
+/** The webhook's retry schedule in words (POST /webhook meta). */
+function retryText(meta: WebhookView["meta"]): string {
+  const count = meta.webhook_retry_count ?? MAX_ATTEMPTS - 1;
+  const every =
+    meta.webhook_retry_frequency === null ? "backing off to 1 h" : `every ${meta.webhook_retry_frequency} min`;
+  return count === 0 ? "no retries" : `${count} ${count === 1 ? "retry" : "retries"}, ${every}`;
+}
+
 function webhookRow(h: WebhookView): SafeHtml {
   const base = `/dashboard/webhooks/${encodeURIComponent(h.id)}`;
   return html`<tr data-id="${h.id}" data-state="${h.disabled_at ? "disabled" : "enabled"}">
     <td>${idText(h.id, "webhook id")}</td>
     <td>${h.event}</td>
     <td class="mono">${h.target_url}</td>
-    <td>${h.disabled_at ? badge("disabled", "warn") : badge("enabled", "ok")}</td>
+    <td>
+      ${h.disabled_at ? badge("disabled", "warn") : badge("enabled", "ok")}<br /><span class="muted retries"
+        >${retryText(h.meta)}</span
+      >
+    </td>
     <td>${when(h.created_at)}</td>
     <td>
       <div class="row">

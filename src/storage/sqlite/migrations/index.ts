@@ -29,6 +29,7 @@ import m044 from "./044_files_and_disputes.sql" with { type: "text" };
 import m045 from "./045_credit_transactions.sql" with { type: "text" };
 import m046 from "./046_outside_payments.sql" with { type: "text" };
 import m047 from "./047_dispute_lifecycle.sql" with { type: "text" };
+import m049 from "./049_webhook_retry.sql" with { type: "text" };
 import m050 from "./050_transaction_schedule.sql" with { type: "text" };
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -58,5 +59,6 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 45, name: "045_credit_transactions", sql: m045 },
   { version: 46, name: "046_outside_payments", sql: m046 },
   { version: 47, name: "047_dispute_lifecycle", sql: m047 },
+  { version: 49, name: "049_webhook_retry", sql: m049 },
   { version: 50, name: "050_transaction_schedule", sql: m050 },
 ];
