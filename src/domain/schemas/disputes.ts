@@ -51,7 +51,10 @@ const DISPUTE_FIELDS = {
 export const DisputeRecord = t.Object(DISPUTE_FIELDS, { title: "Dispute" });
 export type DisputeRecord = typeof DisputeRecord.static;
 
-export const DisputePage = PageOf(t.Object(DISPUTE_FIELDS, { title: "Dispute" }));
+// One schema object for the record and the page's rows: Elysia closes a route's root answer schema
+// in place (additionalProperties: false), so a copy titled the same would become a second, different
+// "Dispute" once GET /underwriting/dispute/{id} had answered, and /openapi/json a 500.
+export const DisputePage = PageOf(DisputeRecord);
 
 export const DisputeListQuery = t.Object({
   ...PageQuery,
