@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FROM_SOURCES, ROOT, runToExit, startServer } from "../support/process";
+import { EXAMPLE_STATES } from "../support/fixture-examples";
 
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-fixtures-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,4 +69,26 @@ describe("--fixtures FILE", () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("cannot read the fixture document");
   }, 60_000);
+
+  for (const [file, check] of Object.entries(EXAMPLE_STATES))
+    test(`examples/fixtures/${file} at start: the default merchant is in its state`, async () => {
+      const db = join(dir, `${file}.sqlite`);
+      const server = await startServer([
+        ...FROM_SOURCES,
+        "--port",
+        "0",
+        "--db",
+        db,
+        "--fixtures",
+        join(ROOT, "examples/fixtures", file),
+      ]);
+      try {
+        await check(async (path) => {
+          const res = await fetch(`${server.url}${path}`, { headers: { authorization: "Bearer sandbox_api_key" } });
+          return { status: res.status, body: await res.json() };
+        });
+      } finally {
+        await server.stop();
+      }
+    }, 60_000);
 });

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { otherMerchant, setup, tokenize, type TestContext } from "../support/app";
 import { FIXTURE_MESSAGES } from "../../src/services/fixtures";
+import { EXAMPLE_STATES } from "../support/fixture-examples";
 
 const EXAMPLES = join(import.meta.dir, "../../examples/fixtures");
 const example = (file: string) => JSON.parse(readFileSync(join(EXAMPLES, file), "utf8"));
@@ -211,9 +212,11 @@ describe("examples/fixtures", () => {
   test("there are documents for the common states", () => {
     expect(files.sort()).toEqual([
       "ach-declined-r01.json",
+      "ach-returned-r01.json",
       "declined-card.json",
       "invoice-paid-then-refunded.json",
       "settled-charge-and-refund.json",
+      "subscription-three-months-in.json",
     ]);
   });
 
@@ -239,5 +242,9 @@ describe("examples/fixtures", () => {
       if (file === "declined-card.json") expect(results.declined.code).toBe("payment_declined");
       if (file === "ach-declined-r01.json")
         expect(results.declined.decline_code ?? results.declined.transaction?.decline_code).toBe("R01");
+      if (file === "subscription-three-months-in.json") expect(results.schedule.count).toBe(3);
+      if (file === "ach-returned-r01.json") expect(results.returned.is_voided).toBe(true);
+      // What a user then finds through the API (the same checks follow --fixtures: tests/cli/fixtures.test.ts).
+      await EXAMPLE_STATES[file]?.((path) => ctx.call("GET", path));
     });
 });
