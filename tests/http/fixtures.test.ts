@@ -214,6 +214,7 @@ describe("examples/fixtures", () => {
       "ach-declined-r01.json",
       "ach-returned-r01.json",
       "declined-card.json",
+      "disputed-charge.json",
       "invoice-paid-then-refunded.json",
       "settled-charge-and-refund.json",
       "subscription-three-months-in.json",
@@ -244,6 +245,7 @@ describe("examples/fixtures", () => {
         expect(results.declined.decline_code ?? results.declined.transaction?.decline_code).toBe("R01");
       if (file === "subscription-three-months-in.json") expect(results.schedule.count).toBe(3);
       if (file === "ach-returned-r01.json") expect(results.returned.is_voided).toBe(true);
+      if (file === "disputed-charge.json") expect(results.disputes.data[0].status).toBe("PENDING");
       // What a user then finds through the API (the same checks follow --fixtures: tests/cli/fixtures.test.ts).
       await EXAMPLE_STATES[file]?.((path) => ctx.call("GET", path));
     });

@@ -55,4 +55,22 @@ export const EXAMPLE_STATES: Record<string, (get: Get) => Promise<void>> = {
       rejects.data.map((r: any) => [r.original_transaction_id, r.ach_reject_code, r.ach_reject_fee_amount]),
     ).toEqual([[sale.id, "R01", 15]]);
   },
+  /** Alan's 50.00 on the FRAUD test card: settled, then disputed; the amount and a 20.00 fee held. */
+  "disputed-charge.json": async (get) => {
+    const [sale] = (await ok(get, "/transaction?per_page=100")).data;
+    expect(sale).toMatchObject({ type: "charge", success: true, total: 50 });
+    const disputes = (await ok(get, "/underwriting/disputes")).data;
+    expect(disputes).toHaveLength(1);
+    expect(disputes[0]).toMatchObject({
+      transaction_id: sale.id,
+      reason: "FRAUD",
+      status: "PENDING",
+      amount: 50,
+      fee: 20,
+    });
+    const days = (stamp: string) => Date.parse(`${stamp.replace(" ", "T")}Z`) / 86_400_000;
+    expect(days(disputes[0].respond_by) - days(disputes[0].created_at)).toBe(10);
+    const statement = await ok(get, "/query/statement/v3/disputes");
+    expect(statement.data.map((r: any) => [r.type, r.dispute_id, r.net])).toEqual([["HOLD", disputes[0].id, -70]]);
+  },
 };
