@@ -102,6 +102,8 @@ export interface Services {
   files: FileService;
   /** Card disputes: their records, evidence and submission (opened and decided by a settlement step). */
   disputes: DisputeService;
+  /** The disputes' clock steps (a settlement step), and a dispute opened at once (POST /_sandbox/disputes). */
+  disputeClock: DisputeClock;
 }
 
 /** What the services are built from: the storage, the clock and event bus, the outbox, the config. */
@@ -141,7 +143,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   settlement.addStep(new CardUpdates(db, events, paymentMethods));
   const files = new FileService(db, clock, options.publicUrl);
   const disputes = new DisputeService(db, clock, events, files);
-  settlement.addStep(new DisputeClock(db, events, adjustments, disputes, mailer));
+  const disputeClock = new DisputeClock(db, events, adjustments, disputes, mailer, clock);
+  settlement.addStep(disputeClock);
   const deposits = new DepositService(db, transactions);
   const invoices = new InvoiceService(db, clock, events, customers, paymentMethods, transactions);
   const invoiceSchedules = new InvoiceScheduleService(db, clock, events, customers, paymentMethods, options.publicUrl);
@@ -194,5 +197,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     surcharges: new SurchargeService(db, paymentMethods),
     files,
     disputes,
+    disputeClock,
   };
 }

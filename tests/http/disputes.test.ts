@@ -227,3 +227,44 @@ describe("the outcome on the clock", () => {
     expect((await get("/query/statement/v3/disputes")).total).toBe(1);
   });
 });
+
+describe("POST /_sandbox/disputes", () => {
+  test("opens a dispute on any settled card payment now; a bank, unsettled or disputed one is refused, writing nothing", async () => {
+    const card = await week.pay(30);
+    const bank = await week.pay(30, "bank");
+    const open = (transaction_id: string, reason?: string) =>
+      ctx.call("POST", "/_sandbox/disputes", { body: { transaction_id, reason } });
+    const early = await open(card.id);
+    expect(early.status).toBe(422);
+    expect(early.body.message).toBe(DISPUTE_MESSAGES.notDisputable);
+    await week.goTo(week.midnight(4) + HOUR);
+    const refused = await open(bank.id);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: "invalid_state", message: DISPUTE_MESSAGES.bank });
+    expect((await open("no-such-transaction")).status).toBe(404);
+    expect((await open(card.id, "BOGUS")).status).toBe(422);
+    expect((await get("/underwriting/disputes")).total).toBe(0);
+    expect(events.filter((e) => e.name === "create_dispute")).toEqual([]);
+
+    const opened = await open(card.id, "DUPLICATE");
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({
+      transaction_id: card.id,
+      reason: "DUPLICATE",
+      amount: 30,
+      status: "PENDING",
+    });
+    // Opened now (the sandbox clock runs in real time too: a second may have passed since goTo).
+    const openedAt = Date.parse(`${opened.body.created_at.replace(" ", "T")}Z`);
+    expect(openedAt - (week.midnight(4) + HOUR)).toBeLessThan(10_000);
+    expect(opened.body.respond_by).toBe(ts(openedAt + 10 * DAY));
+    const twice = await open(card.id);
+    expect(twice.status).toBe(422);
+    expect(twice.body.message).toBe(DISPUTE_MESSAGES.alreadyDisputed);
+    expect((await get("/underwriting/disputes")).data).toEqual([opened.body]);
+    // Withdrawn from the next card deposit, at the next midnight.
+    await week.goTo(week.midnight(5) + HOUR);
+    const { data: deposits } = await get(`/query/deposit?startDate=${date(week.midnight(5))}`);
+    expect(deposits.map((d: any) => [d.deposit_date, d.adjustments])).toEqual([[date(week.midnight(5)), -50]]);
+  });
+});

@@ -56,6 +56,12 @@ export type DisputeRecord = typeof DisputeRecord.static;
 // "Dispute" once GET /underwriting/dispute/{id} had answered, and /openapi/json a 500.
 export const DisputePage = PageOf(DisputeRecord);
 
+/**
+ * POST /_sandbox/disputes's answer: the same record, its own schema object (Elysia marks a route's
+ * root response schema in place: two objects under one title would then differ in /openapi/json).
+ */
+export const OpenedDisputeRecord = t.Object(DISPUTE_FIELDS, { title: "OpenedDispute" });
+
 export const DisputeListQuery = t.Object({
   ...PageQuery,
   id: t.Optional(t.String({ description: "only this dispute" })),

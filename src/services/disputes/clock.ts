@@ -11,27 +11,34 @@ import type { Database, Executor } from "../../storage/database";
 import * as repo from "../../storage/repositories/disputes";
 import type { DisputeRow } from "../../storage/repositories/disputes";
 import { evidenceContents } from "../../storage/repositories/files";
-import { findMerchant } from "../../storage/repositories/merchants";
-import { lockTransaction } from "../../storage/repositories/transactions";
 import type { EventBus } from "../../domain/events";
 import { DISPUTE_FEE_CENTS } from "../../domain/fees";
 import { formatTimestamp, parseTimestamp } from "../../domain/time";
 import type { AdjustmentService } from "../adjustments";
 import type { Mailer } from "../mail/mailer";
-import { refundableCents } from "../transactions";
 import { DAY_MS, type SettlementStep } from "../settlement";
-import { decide, RESPOND_DAYS } from "./rules";
-import { openedMessage } from "./mail";
+import { decide } from "./rules";
+import { openDispute, openDisputeNow } from "./opening";
+import type { SandboxClock } from "../clock";
+import type { DisputeRecord } from "../../domain/schemas/disputes";
 import type { DisputeService } from "./index";
 
 export class DisputeClock implements SettlementStep {
   constructor(
     private readonly db: Database,
-    private readonly events: EventBus<Executor>,
-    private readonly adjustments: AdjustmentService,
-    private readonly disputes: DisputeService,
-    private readonly mailer: Mailer,
+    readonly events: EventBus<Executor>,
+    readonly adjustments: AdjustmentService,
+    readonly disputes: DisputeService,
+    readonly mailer: Mailer,
+    private readonly clock: SandboxClock,
   ) {}
+
+  /** POST /_sandbox/disputes: the cardholder disputes a settled card payment now, in a unit of work of its own. */
+  openNow(merchantId: string, transactionId: string, reason: string): Promise<DisputeRecord> {
+    return this.db.transaction((tx) =>
+      openDisputeNow(tx, merchantId, { transactionId, reason, now: this.clock.timestamp(merchantId) }, this),
+    );
+  }
 
   async nextAt(ex: Executor, merchantId: string): Promise<number | null> {
     const at = await repo.earliestDisputeStep(ex, merchantId);
@@ -69,58 +76,10 @@ export class DisputeClock implements SettlementStep {
     }
     const due = await repo.dueDisputes(ex, merchantId, midnight);
     for (const dispute of due) {
-      if (dispute.status === "SCHEDULED") await this.open(ex, dispute);
+      if (dispute.status === "SCHEDULED") await openDispute(ex, dispute, this);
       else await this.close(ex, dispute);
     }
     return scheduled.length > 0 || due.length > 0;
-  }
-
-  /** Opens a scheduled dispute at its next_at: the amount still kept from the charge, and the fee, withdrawn. */
-  private async open(ex: Executor, dispute: DisputeRow): Promise<void> {
-    const at = dispute.next_at!;
-    const merchantId = dispute.merchant_id;
-    const charge = (await lockTransaction(ex, merchantId, dispute.transaction_id))!;
-    const amountCents = refundableCents(charge);
-    if (amountCents <= 0) {
-      // Refunded in full before the cardholder's bank acted: nothing left to dispute.
-      await repo.updateDispute(ex, dispute.id, { status: "CANCELED", next_at: null, closed_at: at, updated_at: at });
-      return;
-    }
-    const respondBy = formatTimestamp(new Date(parseTimestamp(at).getTime() + RESPOND_DAYS * DAY_MS));
-    await repo.updateDispute(ex, dispute.id, {
-      status: "PENDING",
-      amount_cents: amountCents,
-      respond_by: respondBy,
-      next_at: respondBy,
-      opened_at: at,
-      created_at: at,
-      updated_at: at,
-    });
-    const common = {
-      method: "card" as const,
-      transactionId: charge.id,
-      sourceId: dispute.id,
-      code: dispute.reason,
-      effectiveAt: parseTimestamp(at),
-    };
-    await this.adjustments.record(ex, merchantId, {
-      ...common,
-      kind: "dispute",
-      amountCents: -amountCents,
-      description: `Dispute (${dispute.reason})`,
-      key: `dispute:${dispute.id}`,
-    });
-    await this.adjustments.record(ex, merchantId, {
-      ...common,
-      kind: "dispute_fee",
-      amountCents: -dispute.fee_cents,
-      description: `Dispute fee (${dispute.reason})`,
-      key: `dispute_fee:${dispute.id}`,
-    });
-    const record = await this.disputes.get(merchantId, dispute.id, ex);
-    await this.events.emit(ex, { merchantId, name: "create_dispute", record });
-    const merchant = (await findMerchant(ex, merchantId))!;
-    await this.mailer.store(ex, openedMessage(merchant, record), at);
   }
 
   /** Decides a dispute at its next_at: unanswered by respond_by, lost; submitted, by its evidence. */

@@ -24,6 +24,10 @@ export const DISPUTE_MESSAGES = {
   nothingToSubmit:
     "Nothing to submit: upload evidence with POST /file/dispute, or give notes, before submitting the dispute.",
   notEvidence: "Evidence file not found.",
+  bank: "Bank (ACH) payments cannot be disputed: only card payments are (an ACH payment is returned instead).",
+  notDisputable:
+    "Only a settled card charge (or captured pre_auth) that succeeded, was not voided and still holds money can be disputed.",
+  alreadyDisputed: "This transaction is already disputed: a payment is disputed once.",
 } as const;
 
 /**

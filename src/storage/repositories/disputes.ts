@@ -57,8 +57,9 @@ export async function disputedCharges(ex: Executor, merchantId: string, settledA
   return rows.map((row) => ({ ...row, days: Number(row.days) }));
 }
 
-export async function insertDispute(ex: Executor, row: DisputeRow): Promise<void> {
-  await ex.run(
+/** Inserts a dispute unless its transaction has one; true when inserted. */
+export async function insertDispute(ex: Executor, row: DisputeRow): Promise<boolean> {
+  const result = await ex.run(
     sql`INSERT INTO disputes (id, merchant_id, transaction_id, reason, amount_cents, fee_cents, status, respond_by,
           notes, submitted_at, outcome, closed_at, next_at, opened_at, created_at, updated_at)
         VALUES (${row.id}, ${row.merchant_id}, ${row.transaction_id}, ${row.reason}, ${row.amount_cents},
@@ -66,6 +67,7 @@ export async function insertDispute(ex: Executor, row: DisputeRow): Promise<void
           ${row.closed_at}, ${row.next_at}, ${row.opened_at}, ${row.created_at}, ${row.updated_at})
         ON CONFLICT (transaction_id) DO NOTHING`,
   );
+  return result.changes > 0;
 }
 
 /** next_at of the merchant's earliest dispute step to come, or null. */

@@ -1,7 +1,7 @@
 /**
  * The sandbox controls: every `/_sandbox` route, in one plugin the app mounts once. One file per
  * control — the e-mail and SMS outboxes, the clock, webhook deliveries, merchants for tests, the
- * test cards, outcome sequences, faults, the reset, snapshots, fixtures — and `control.ts` for what they share. Each control is guarded to loopback
+ * test cards, disputes on demand, outcome sequences, faults, the reset, snapshots, fixtures — and `control.ts` for what they share. Each control is guarded to loopback
  * clients itself (unless --allow-remote-sandbox), so it stays guarded wherever it is mounted; the
  * acting merchant is the one whose API key is sent, else the default merchant.
  * tests/http/sandbox-module.test.ts checks that no other module registers a `/_sandbox` path.
@@ -18,6 +18,7 @@ import type { RouteInfo } from "../../../services/faults";
 import { resetRoutes } from "./reset";
 import { snapshotRoutes } from "./snapshots";
 import { testCardRoutes } from "./test-cards";
+import { sandboxDisputeRoutes } from "./disputes";
 import { webhookDeliveryRoutes } from "./webhook-deliveries";
 
 export { loopbackOnly, sandboxMerchant } from "./control";
@@ -46,6 +47,7 @@ export function sandboxRoutes(
     .use(webhookDeliveryRoutes(deps))
     .use(merchantRoutes(deps))
     .use(testCardRoutes(deps))
+    .use(sandboxDisputeRoutes(deps))
     .use(outcomeRoutes(deps))
     .use(faultRoutes(deps, routes))
     .use(resetRoutes(deps))
