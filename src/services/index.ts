@@ -177,7 +177,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ...core,
     ephemeral,
     reports: new ReportService(db),
-    paymentLinks: new PaymentLinkService(db, clock, invoices, paymentMethods, options.publicUrl),
+    paymentLinks: new PaymentLinkService(db, clock, invoices, paymentMethods, invoiceSchedules, options.publicUrl),
     settlement,
     deposits,
     adjustments,

@@ -2,7 +2,8 @@
  * A payment link's hosted page in headless Chromium (issue 30): a customer opens the link's
  * tinyurl, types the card into the sandbox's card frames and pays; the sandbox makes the invoice
  * and its charge, relays the receipt to a real SMTP server and counts the sale. A single-use link
- * then refuses a second payment, and an expired one shows why it cannot be paid.
+ * then refuses a second payment, and an expired one shows why it cannot be paid. A tokenizeOnly
+ * link's page saves the card from the frames and charges nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
@@ -95,6 +96,45 @@ describe.skipIf(!HAS_CHROMIUM)("a payment link's page in Chromium", () => {
     } finally {
       await again.close();
     }
+  }, 90_000);
+
+  test("a tokenizeOnly link's page saves the card from the frames and charges nothing", async () => {
+    const made = await ctx.call("POST", "/query/payment-links", {
+      body: { common_name: "Card on file", link_meta: { tokenizeOnly: true, buttonText: "Save my card" } },
+    });
+    expect(made.status).toBe(201);
+    const link = made.body.body;
+    const invoicesBefore = (await ctx.call("GET", "/invoice")).body.total;
+    const transactionsBefore = (await ctx.call("GET", "/transaction")).body.total;
+    const page = await browser.newPage();
+    const errors = collectPageErrors(page);
+    try {
+      await page.goto(link.tinyurl);
+      await page.locator("#pay-button:enabled").waitFor({ timeout: 15_000 });
+      expect(await page.locator("#link-amount").count()).toBe(0);
+      expect(await page.locator("#link-purpose").textContent()).toContain("Nothing is charged now.");
+      expect(await page.locator("#pay-button").textContent()).toContain("Save my card");
+      for (const [field, value] of Object.entries(ADA)) await page.fill(`#${field}`, value);
+      await page.frameLocator("#card-number iframe").locator("input").pressSequentially("5555555555554444");
+      await page.frameLocator("#card-cvv iframe").locator("input").pressSequentially("123");
+      await page.fill("#month", "11");
+      await page.fill("#year", expiryYear(2));
+      await page.click("#pay-button");
+      await page.locator("#pay-result[data-state=saved]").waitFor({ timeout: 15_000 });
+      const pmId = await page.locator("#pay-result").getAttribute("data-payment-method");
+      expect(errors).toEqual([]);
+      expect(await page.content()).not.toContain("5555555555554444");
+      const pm = (await ctx.call("GET", `/payment-method/${pmId}`)).body;
+      expect(pm).toMatchObject({ card_type: "mastercard", card_last_four: "4444" });
+      expect(pm.customer).toMatchObject({ firstname: ADA.firstname, email: ADA.email });
+    } finally {
+      await page.close();
+    }
+    // Nothing was charged or invoiced; the link counts a use, no sale.
+    expect((await ctx.call("GET", "/invoice")).body.total).toBe(invoicesBefore);
+    expect((await ctx.call("GET", "/transaction")).body.total).toBe(transactionsBefore);
+    const after = (await ctx.call("GET", `/query/payment-links/${link.id}`)).body.data;
+    expect(after).toMatchObject({ uses: 1, total_sales: 0, total_transactions: 0 });
   }, 90_000);
 
   test("an expired link's page says so; a deleted link's page is a 404", async () => {

@@ -49,10 +49,22 @@ export const LinkMetaInput = t.Object(
     total: t.Optional(Money),
     memo: t.Optional(t.String({ maxLength: 500 })),
     successRedirect: t.Optional(t.String({ maxLength: 2000, description: "Where the page goes after a payment" })),
-    frequency: t.Optional(t.String()),
-    rrule: t.Optional(t.Union([t.Boolean(), t.String()])),
+    frequency: t.Optional(
+      t.String({
+        maxLength: 500,
+        description:
+          "A recurring link's frequency: daily, weekly, biweekly, monthly, quarterly, yearly, or an RRULE without DTSTART (FREQ=MONTHLY;COUNT=12); once or empty: paid once",
+      }),
+    ),
+    rrule: t.Optional(
+      t.Union([t.Boolean(), t.String({ maxLength: 500 })], {
+        description: "true: the link recurs by frequency; or the RRULE itself",
+      }),
+    ),
     isTotalEditable: Flag,
-    tokenizeOnly: Flag,
+    tokenizeOnly: t.Optional(
+      t.Boolean({ description: "The page saves the payment method for the payer (…/save) and charges nothing" }),
+    ),
     areCnpDigitalWalletPaymentsAllowed: Flag,
     areBankPaymentsAllowed: Flag,
     areCreditCardsPaymentsAllowed: Flag,
@@ -195,5 +207,11 @@ export const LinkPayBody = t.Object(
   { title: "PaymentLinkPayRequest" },
 );
 export type LinkPayBody = typeof LinkPayBody.static;
+
+/** POST /webpayment/{token}/payment-link/{id}/save: what a tokenizeOnly link's page sends after tokenize. */
+export const LinkSaveBody = t.Object(
+  { payment_method_id: t.String({ description: "The id tokenize returned" }) },
+  { title: "PaymentLinkSaveRequest" },
+);
 
 export const LinkIdParams = t.Object({ id: t.String() });

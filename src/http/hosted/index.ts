@@ -11,7 +11,7 @@ import { settingsOf } from "../../services/merchants";
 import { renderInvoicePage, type InvoicePageView } from "./invoice-page";
 import { renderNothingDuePage, renderPayPage, type PayPageView } from "./pay-page";
 import { renderLinkClosedPage, renderLinkPage } from "./link-page";
-import { LINK_MESSAGES } from "../../services/catalog/link-rules";
+import { LINK_MESSAGES, recurrenceText } from "../../services/catalog/link-rules";
 
 const HTML_HEADERS = {
   "content-type": "text/html; charset=utf-8",
@@ -245,6 +245,8 @@ export function hostedRoutes(deps: AppDeps) {
             tax: moneyText(meta.tax),
             amountCents: Number(row.amount_cents),
             editable: meta.isTotalEditable === true,
+            tokenizeOnly: meta.tokenizeOnly === true,
+            recurrence: recurrenceText(meta, deps.clock.now(row.merchant_id)),
             buttonText: text(meta.buttonText),
             allowCard: meta.areCreditCardsPaymentsAllowed !== false,
             allowBank: meta.areBankPaymentsAllowed !== false || meta.areCreditCardsPaymentsAllowed === false,

@@ -2,7 +2,9 @@
  * The hosted page of a payment link (/hosted/link/{id}, the link's tinyurl): what the link sells,
  * and a form with the sandbox's card frames. The page tokenizes with payjs.js (the card goes from
  * the number frame to the sandbox, never through this page), then pays through the link
- * (POST /webpayment/{token}/payment-link/{id}/pay), which makes the invoice and its charge.
+ * (POST /webpayment/{token}/payment-link/{id}/pay), which makes the invoice and its charge (and,
+ * for a recurring link, the payer's schedule). A tokenizeOnly link's page saves the payment
+ * method instead (…/save): no amount, nothing charged.
  */
 import { html, SafeHtml } from "../../lib/html";
 import { formatMoney } from "../../domain/money";
@@ -19,6 +21,10 @@ export interface LinkPageView {
   tax: string;
   amountCents: number;
   editable: boolean;
+  /** The link saves a payment method and charges nothing (link_meta.tokenizeOnly). */
+  tokenizeOnly: boolean;
+  /** A recurring link's rule in words ("every month"); null for a link paid once. */
+  recurrence: string | null;
   buttonText: string;
   allowCard: boolean;
   allowBank: boolean;
@@ -49,9 +55,20 @@ export function renderLinkPage(view: LinkPageView): string {
       ${pair("Subtotal", view.subtotal)}${pair("Tax", view.tax)}
     </table>
     ${
-      view.editable
-        ? html`<label for="total">Amount (USD)</label><input id="total" name="total" inputmode="decimal" />`
-        : html`<p>Total: <strong id="link-amount">${amount}</strong></p>`
+      view.tokenizeOnly
+        ? html`<p id="link-purpose">
+            Your payment method is saved with ${view.merchantName} for later payments. Nothing is charged now.
+          </p>`
+        : view.editable
+          ? html`<label for="total">Amount (USD)</label><input id="total" name="total" inputmode="decimal" />`
+          : html`<p>Total: <strong id="link-amount">${amount}</strong></p>`
+    }
+    ${
+      view.recurrence
+        ? html`<p id="link-recurrence">
+            Billed ${view.recurrence}: this payment method is charged now and again on each date after.
+          </p>`
+        : ""
     }
     <form id="pay-form" novalidate>
       <fieldset ${view.allowCard && view.allowBank ? "" : html`hidden`}>
@@ -70,7 +87,7 @@ export function renderLinkPage(view: LinkPageView): string {
         ${input("lastname", "Last name", html`autocomplete="family-name"`)}
       </div>
       <div class="row">
-        ${input("email", "E-mail for the receipt", html`type="email" autocomplete="email"`)}
+        ${input("email", view.tokenizeOnly ? "E-mail" : "E-mail for the receipt", html`type="email" autocomplete="email"`)}
         ${input("phone", "Phone", html`autocomplete="tel"`)}
       </div>
       <div id="card-fields" ${view.allowCard ? "" : html`hidden`}>
@@ -114,7 +131,7 @@ export function renderLinkPage(view: LinkPageView): string {
         ${input("address_zip", `ZIP${view.avsZip ? " (required)" : ""}`, html`autocomplete="postal-code"`)}
       </div>
       <button id="pay-button" type="submit" disabled>
-        ${view.buttonText || (view.editable ? "Pay" : `Pay ${amount}`)}
+        ${view.buttonText || (view.tokenizeOnly ? "Save" : view.editable ? "Pay" : `Pay ${amount}`)}
       </button>
       <p id="pay-result" role="status" aria-live="polite"></p>
     </form>
@@ -123,7 +140,9 @@ export function renderLinkPage(view: LinkPageView): string {
     token: view.token,
     linkId: view.linkId,
     payUrl: `${view.publicUrl}/webpayment/${encodeURIComponent(view.token)}/payment-link/${view.linkId}/pay`,
-    total: view.editable ? null : (view.amountCents / 100).toFixed(2),
+    saveUrl: `${view.publicUrl}/webpayment/${encodeURIComponent(view.token)}/payment-link/${view.linkId}/save`,
+    tokenizeOnly: view.tokenizeOnly,
+    total: view.editable || view.tokenizeOnly ? null : (view.amountCents / 100).toFixed(2),
     allowCard: view.allowCard,
     successRedirect: view.successRedirect,
     hostedInvoiceUrl: `${view.publicUrl}/hosted/invoice/`,
@@ -144,7 +163,7 @@ const CONFIG = __CONFIG__;
 const form = document.getElementById("pay-form");
 const button = document.getElementById("pay-button");
 const result = document.getElementById("pay-result");
-const show = (state, text) => { result.dataset.state = state; result.className = state === "error" ? "error" : state === "paid" ? "ok" : ""; result.textContent = text; };
+const show = (state, text) => { result.dataset.state = state; result.className = state === "error" ? "error" : state === "paid" || state === "saved" ? "ok" : ""; result.textContent = text; };
 const method = () => form.querySelector("input[name=method]:checked").value;
 const value = (id) => { const el = document.getElementById(id); return el ? el.value.trim() : ""; };
 const card = new PayJs(CONFIG.token, CONFIG.allowCard ? {
@@ -190,9 +209,26 @@ form.addEventListener("submit", async (event) => {
     bank_account: value("bank_account"), bank_type: value("bank_type"), bank_holder_type: value("bank_holder_type"),
   });
   button.disabled = true;
-  show("paying", "Paying…");
+  show("paying", CONFIG.tokenizeOnly ? "Saving…" : "Paying…");
   try {
     const paymentMethod = await (isCard ? card : bank).tokenize(details);
+    if (CONFIG.tokenizeOnly) {
+      const saved = await fetch(CONFIG.saveUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
+        body: JSON.stringify({ payment_method_id: paymentMethod.id }),
+      });
+      const answer = await saved.json();
+      if (saved.status !== 200) {
+        show("error", messageOf(answer));
+        button.disabled = false;
+        return;
+      }
+      result.dataset.paymentMethod = answer.id;
+      show("saved", "Saved. Thank you!");
+      if (CONFIG.successRedirect) setTimeout(() => location.assign(CONFIG.successRedirect), 300);
+      return;
+    }
     const response = await fetch(CONFIG.payUrl, {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": crypto.randomUUID() },

@@ -6,14 +6,16 @@ import { payInvoice } from "./invoices-pay";
 import { settingsOf } from "../../services/merchants";
 import { ErrorBody } from "../../domain/schemas/records";
 import { InvoiceDeclinedBody, InvoiceRecord } from "../../domain/schemas/invoices";
-import { LinkPayBody } from "../../domain/schemas/payment-links";
+import { LinkPayBody, LinkSaveBody } from "../../domain/schemas/payment-links";
+import { PaymentMethodRecord } from "../../domain/schemas/records";
 
 /**
  * A payment through a payment link's hosted page (/hosted/link/{id}), authenticated by the web
  * payments token like pay()'s steps (CORS open): the page tokenizes in the card frames, then
  * sends the payment method here. One unit of work: the link is locked and checked, an invoice is
  * made and paid (the same pay as POST /invoice/{id}/pay, receipt and all), and an approved
- * payment counts as a sale of the link.
+ * payment counts as a sale of the link (a recurring link's also starts the payer's schedule). A
+ * tokenizeOnly link's page sends the payment method to …/save instead: kept, nothing charged.
  */
 export function publicPaymentLinkRoutes(deps: AppDeps) {
   const { paymentLinks } = deps.services;
@@ -32,7 +34,7 @@ export function publicPaymentLinkRoutes(deps: AppDeps) {
             source: "webpayment",
             isMerchantPresent: false,
           })(tx);
-          if (paid.status === 200) await paymentLinks.recordSale(tx, merchant.id, opened.linkId, opened.totalCents);
+          if (paid.status === 200) await paymentLinks.completePayment(tx, merchant.id, opened);
           return paid;
         }),
       {
@@ -51,7 +53,27 @@ export function publicPaymentLinkRoutes(deps: AppDeps) {
         detail: {
           summary: "Pay through a payment link (its hosted page's step after tokenize)",
           description:
-            "Approved → 200 with the PAID invoice (meta.payment_link_id names the link), a receipt e-mail, and the link's uses, total_sales and total_transactions counted. Declined → 402 with the ATTEMPTED invoice; the link is not used up. An expired, used-up or inactive link is a 422 invalid_state with its reason; nothing is written.",
+            "Approved → 200 with the PAID invoice (meta.payment_link_id names the link), a receipt e-mail, and the link's uses, total_sales and total_transactions counted; a recurring link (link_meta.frequency or rrule) also starts an invoice schedule for the payer from this payment on (create_scheduled_invoice). Declined → 402 with the ATTEMPTED invoice; the link is not used up and nothing recurs. An expired, used-up or inactive link, or a tokenizeOnly one, is a 422 invalid_state with its reason; nothing is written.",
+        },
+      },
+    )
+    .post(
+      "/payment-link/:id/save",
+      ({ merchant, params, body, idempotently }) =>
+        idempotently(async (tx) => ({
+          status: 200,
+          body: await paymentLinks.savePaymentMethod(tx, merchant.id, params.id, body.payment_method_id),
+        })),
+      {
+        idempotent: "POST /webpayment/payment-link/:id/save",
+        params: t.Object({ token: t.String(), id: t.String() }),
+        body: LinkSaveBody,
+        headers: IdempotencyHeaders,
+        response: { 200: PaymentMethodRecord, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+        detail: {
+          summary: "Save a payment method through a tokenizeOnly payment link (its hosted page's step after tokenize)",
+          description:
+            "The payment method the page tokenized is kept for its customer: 200 with it; no invoice, no charge. Counts as a use of the link (uses), not a sale. A link that charges (not tokenizeOnly), an expired, used-up or inactive one is a 422 invalid_state with its reason; nothing is written.",
         },
       },
     );

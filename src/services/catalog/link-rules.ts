@@ -11,6 +11,7 @@ import { addError, parseTotalCents, type FieldErrors } from "../../../packages/r
 import type { LinkInactiveReason } from "../../domain/schemas/payment-links";
 import { lineCents, priceLineItems } from "./line-items";
 import { priceCents } from "./items";
+import { parseRule } from "../invoice-schedules/rules";
 
 export const LINK_MESSAGES = {
   amountRequired: "A payment link needs an amount, line items or a price, unless its total is editable.",
@@ -24,7 +25,64 @@ export const LINK_MESSAGES = {
         ? "This payment link has been used as many times as it may be."
         : "This payment link is not active.",
   totalFixed: (amount: string) => `The total of this link is fixed: ${amount}.`,
+  frequencyRequired: "A link with rrule true needs link_meta.frequency: a word (monthly) or an RRULE (FREQ=MONTHLY).",
+  frequencyStart: "A recurring link's schedule starts with the payment: leave DTSTART out of its rule.",
+  recurringTokenizeOnly: "A link that only saves a payment method (tokenizeOnly) charges nothing, so it cannot recur.",
+  tokenizeOnly: "This link saves a payment method without charging: send it to …/save, not …/pay.",
+  notTokenizeOnly:
+    "This link charges: send the payment method to …/pay (only a tokenizeOnly link saves without charging).",
 } as const;
+
+/** The frequencies a recurring link may name in words, as the RRULE each means. */
+const FREQUENCY_WORDS: Record<string, string> = {
+  daily: "FREQ=DAILY",
+  weekly: "FREQ=WEEKLY",
+  biweekly: "FREQ=WEEKLY;INTERVAL=2",
+  monthly: "FREQ=MONTHLY",
+  quarterly: "FREQ=MONTHLY;INTERVAL=3",
+  yearly: "FREQ=YEARLY",
+  annually: "FREQ=YEARLY",
+};
+/** A frequency that says the link is paid once (the real page's default choice). */
+const ONCE = /^(once|one[- ]?time|none|single)?$/i;
+
+/**
+ * The rule a recurring link bills by, without DTSTART (its schedule starts at each payment), or
+ * null for a link paid once. Recurring: `link_meta.rrule` is an RRULE string itself, or
+ * `link_meta.frequency` names one (a word of FREQUENCY_WORDS or an RRULE); `rrule: true` says the
+ * link recurs, so it needs a frequency. The rule is checked as a schedule's (./invoice-schedules),
+ * from `now`; errors name `link_meta.frequency` (or `link_meta.rrule`).
+ */
+export function linkRecurrence(meta: Meta, now: Date, errors: FieldErrors): string | null {
+  const fromRrule = typeof meta.rrule === "string" && !/^(true|false|1|0)?$/i.test(meta.rrule.trim());
+  const field = fromRrule ? "link_meta.rrule" : "link_meta.frequency";
+  const given = fromRrule ? String(meta.rrule).trim() : typeof meta.frequency === "string" ? meta.frequency.trim() : "";
+  if (ONCE.test(given)) {
+    if (meta.rrule === true || meta.rrule === "true" || meta.rrule === "1")
+      addError(errors, "link_meta.frequency", LINK_MESSAGES.frequencyRequired);
+    return null;
+  }
+  const rule = FREQUENCY_WORDS[given.toLowerCase()] ?? given.replace(/^RRULE:/i, "");
+  if (/DTSTART/i.test(rule)) {
+    addError(errors, field, LINK_MESSAGES.frequencyStart);
+    return null;
+  }
+  const parsed = parseRule(rule, now);
+  if ("error" in parsed) {
+    addError(errors, field, parsed.error);
+    return null;
+  }
+  if (meta.tokenizeOnly === true) addError(errors, "link_meta.tokenizeOnly", LINK_MESSAGES.recurringTokenizeOnly);
+  return rule;
+}
+
+/** The words of a recurring link's rule ("every month"), for its page; null for a link paid once. */
+export function recurrenceText(meta: Meta, now: Date): string | null {
+  const rule = linkRecurrence(meta, now, {});
+  if (!rule) return null;
+  const parsed = parseRule(rule, now);
+  return "error" in parsed ? null : parsed.rrule.toText();
+}
 
 type Meta = Record<string, unknown>;
 

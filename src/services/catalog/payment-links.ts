@@ -16,8 +16,9 @@ import type {
 } from "../../domain/schemas/payment-links";
 import type { InvoiceService } from "../invoices";
 import { MESSAGES } from "../../../packages/rules/messages";
-import type { PaymentMethodService } from "../payment-methods";
-import { expiresAtOf, inactiveReason, LINK_MESSAGES, linkAmount, priceLinkMeta } from "./link-rules";
+import type { PaymentMethod, PaymentMethodService } from "../payment-methods";
+import type { InvoiceScheduleService } from "../invoice-schedules";
+import { expiresAtOf, inactiveReason, LINK_MESSAGES, linkAmount, linkRecurrence, priceLinkMeta } from "./link-rules";
 
 export type { PaymentLinkFilters, PaymentLinkRow };
 export type PaymentLink = PaymentLinkRecord;
@@ -27,11 +28,15 @@ export function hostedLinkUrl(publicUrl: string, id: string): string {
   return `${publicUrl.replace(/\/+$/, "")}/hosted/link/${id}`;
 }
 
-/** What a payment through a link opened: the invoice to pay and the amount the sale adds. */
+/**
+ * What a payment through a link opened: the invoice to pay and the amount the sale adds; for a
+ * recurring link, what its schedule for the payer bills (the rule, without DTSTART).
+ */
 export interface OpenedPayment {
   linkId: string;
   invoiceId: string;
   totalCents: number;
+  recurring: { rule: string; customerId: string; paymentMethodId: string; meta: Record<string, unknown> } | null;
 }
 
 /**
@@ -39,8 +44,10 @@ export interface OpenedPayment {
  * each payment is an invoice and its transaction. Expiry, uses and the active flag decide whether
  * it can be paid, on the merchant's sandbox clock. Vocabulary (docs/architecture.md, "Services"):
  * `get`, `find`, `list`, `create`, `update`, `delete`; the domain verbs `activity` (is-active),
- * `addSale` (update-stats), `openPayment` and `recordSale` (a payment through its page, in the
- * caller's unit of work); `findHosted` (any merchant's, for its page), `toRecord`.
+ * `addSale` (update-stats), `openPayment` and `completePayment` (a payment through its page, in
+ * the caller's unit of work: a recurring link's also starts a schedule for the payer),
+ * `savePaymentMethod` (a tokenizeOnly link's page: the payment method kept, nothing charged);
+ * `findHosted` (any merchant's, for its page), `toRecord`.
  */
 export class PaymentLinkService {
   constructor(
@@ -48,6 +55,7 @@ export class PaymentLinkService {
     private readonly clock: SandboxClock,
     private readonly invoices: InvoiceService,
     private readonly paymentMethods: PaymentMethodService,
+    private readonly schedules: InvoiceScheduleService,
     private readonly publicUrl: () => string,
   ) {}
 
@@ -189,6 +197,7 @@ export class PaymentLinkService {
     const row = await this.lockRow(ex, merchantId, id);
     this.assertPayable(row);
     const stored = parseJson<Record<string, unknown>>(row.link_meta, {});
+    if (stored.tokenizeOnly === true) throw invalidState(LINK_MESSAGES.tokenizeOnly, { reason: "tokenize_only" });
     const errors: FieldErrors = {};
     // The items are priced again: one deleted or switched off since makes the link unpayable.
     const { meta } = await priceLinkMeta(ex, merchantId, stored, errors);
@@ -228,7 +237,44 @@ export class PaymentLinkService {
       settings,
       this.publicUrl(),
     );
-    return { linkId: row.id, invoiceId: invoice.id, totalCents };
+    const rule = linkRecurrence(stored, this.clock.now(merchantId), {});
+    return {
+      linkId: row.id,
+      invoiceId: invoice.id,
+      totalCents,
+      recurring: rule ? { rule, customerId: pm.customer_id, paymentMethodId: pm.id, meta: invoiceMeta } : null,
+    };
+  }
+
+  /**
+   * The link's page's payment was approved, in its unit of work: a sale of the link, and for a
+   * recurring link the schedule that bills the payer from now on (create_scheduled_invoice).
+   */
+  async completePayment(ex: Executor, merchantId: string, opened: OpenedPayment): Promise<void> {
+    await this.recordSale(ex, merchantId, opened.linkId, opened.totalCents);
+    if (opened.recurring) {
+      await this.schedules.createForLink(ex, merchantId, { ...opened.recurring, totalCents: opened.totalCents });
+    }
+  }
+
+  /**
+   * A tokenizeOnly link's page, in the caller's unit of work: the payment method its page
+   * tokenized is kept for the payer, nothing is charged, no invoice is made; it counts as a use
+   * of the link (not a sale). A link that charges, or cannot be used now, is a 422 invalid_state.
+   */
+  async savePaymentMethod(
+    ex: Executor,
+    merchantId: string,
+    id: string,
+    paymentMethodId: string,
+  ): Promise<PaymentMethod> {
+    const row = await this.lockRow(ex, merchantId, id);
+    this.assertPayable(row);
+    const stored = parseJson<Record<string, unknown>>(row.link_meta, {});
+    if (stored.tokenizeOnly !== true) throw invalidState(LINK_MESSAGES.notTokenizeOnly, { reason: "charges" });
+    const pm = await this.paymentMethods.chargeable(ex, merchantId, paymentMethodId);
+    await repo.recordUse(ex, row.id, this.clock.timestamp(merchantId));
+    return this.paymentMethods.toRecord(ex, pm);
   }
 
   /** One sale through the link (its page's approved payment, or update-stats), in the caller's unit of work. */
@@ -254,13 +300,15 @@ export class PaymentLinkService {
     const base = givenMeta ?? parseJson<Record<string, unknown>>(row?.link_meta ?? "{}", {});
     const { cents, meta } =
       givenMeta || !row ? await priceLinkMeta(ex, merchantId, base, errors) : { cents: undefined, meta: base };
+    // A link that only saves a payment method charges nothing: it needs no amount.
     const amount = linkAmount(
       { amount: input.amount, total: givenMeta?.total },
       cents,
-      meta.isTotalEditable === true,
+      meta.isTotalEditable === true || meta.tokenizeOnly === true,
       row ? Number(row.amount_cents) : undefined,
       errors,
     );
+    if (givenMeta || !row) linkRecurrence(meta, this.clock.now(merchantId), errors);
     const name = input.common_name?.trim() ?? row?.common_name ?? "";
     if (name === "") addError(errors, "common_name", "The common_name field is required.");
     assertValid(errors);

@@ -29,7 +29,7 @@ import type { CustomerService } from "../customers";
 import type { PaymentMethodService } from "../payment-methods";
 import { defaultInvoiceUrl } from "../invoices";
 import { checkLineItemsTotal, priceLineItems } from "../catalog/line-items";
-import { describeRule, occurrenceFrom, parseRule, SCHEDULE_MESSAGES, storedRule } from "./rules";
+import { describeRule, occurrenceAfter, occurrenceFrom, parseRule, SCHEDULE_MESSAGES, storedRule } from "./rules";
 
 export type { InvoiceScheduleRow, ScheduleFilters };
 export { SCHEDULE_MESSAGES } from "./rules";
@@ -179,6 +179,52 @@ export class InvoiceScheduleService {
       await this.events.emit(tx, { merchantId, name: "create_scheduled_invoice", record });
       return record;
     });
+  }
+
+  /**
+   * The schedule a recurring payment link's approved payment starts for the payer, in the
+   * payment's unit of work: the payer's customer and payment method, the amount paid, the link's
+   * invoice meta, and the link's rule from now (DTSTART = the payment). That payment was the
+   * rule's first occurrence, so the schedule's first run is the one after it (a COUNT counts the
+   * payment too). Emits create_scheduled_invoice.
+   */
+  async createForLink(
+    tx: Executor,
+    merchantId: string,
+    input: {
+      customerId: string;
+      paymentMethodId: string;
+      totalCents: number;
+      meta: Record<string, unknown>;
+      rule: string;
+    },
+  ): Promise<InvoiceSchedule> {
+    const now = new Date(Math.floor(this.clock.now(merchantId).getTime() / 1000) * 1000);
+    // Without DTSTART the rule starts now, written into the stored text.
+    const rule = parseRule(input.rule, now);
+    // The link's rule was checked when the link was stored, from an earlier now: it still parses.
+    if ("error" in rule) throw new Error(`expected the link's rule to parse, got: ${rule.error}`);
+    const id = crypto.randomUUID();
+    const stamp = formatTimestamp(now);
+    await repo.insertSchedule(tx, {
+      id,
+      merchant_id: merchantId,
+      customer_id: input.customerId,
+      payment_method_id: input.paymentMethodId,
+      rule: rule.text,
+      active: 1,
+      total_cents: input.totalCents,
+      meta: JSON.stringify(input.meta),
+      url: defaultInvoiceUrl(this.publicUrl()),
+      email_notification: 1,
+      files: "[]",
+      next_run_at: occurrenceAfter(rule.rrule, now),
+      created_at: stamp,
+      updated_at: stamp,
+    });
+    const record = await this.get(merchantId, id, tx);
+    await this.events.emit(tx, { merchantId, name: "create_scheduled_invoice", record });
+    return record;
   }
 
   /**

@@ -118,6 +118,11 @@ export async function recordSale(ex: Executor, id: string, totalCents: number, n
   );
 }
 
+/** One use of a link that charges nothing (a tokenizeOnly link's saved payment method). */
+export async function recordUse(ex: Executor, id: string, now: string): Promise<void> {
+  await ex.run(sql`UPDATE payment_links SET uses = uses + 1, updated_at = ${now} WHERE id = ${id}`);
+}
+
 export async function softDeleteLink(ex: Executor, id: string, now: string): Promise<void> {
   await ex.run(sql`UPDATE payment_links SET deleted_at = ${now}, updated_at = ${now} WHERE id = ${id}`);
 }

@@ -1,6 +1,7 @@
 /** The catalog pages: items and payment links, each a list and a detail page. */
 import type { Item } from "../../../services/catalog/items";
 import type { PaymentLink } from "../../../services/catalog/payment-links";
+import { linkRecurrence } from "../../../services/catalog/link-rules";
 import type { Page } from "../../page";
 import { html, type Renderable } from "../../../lib/html";
 import { badge, copyable, emptyState, fields, idLink, money, pager, when } from "../layout";
@@ -136,13 +137,30 @@ export function paymentLinksPage(page: Page<PaymentLink>): Renderable {
     ${pager("/dashboard/payment-links", page, {})}`;
 }
 
+/** What paying the link does: a one-off payment, a recurring one (its schedule), or a saved payment method. */
+function linkKind(link: PaymentLink): string {
+  const meta = link.link_meta;
+  if (meta.tokenizeOnly === true) return "saves the payer's payment method (tokenizeOnly), charges nothing";
+  // Whether it recurs, not whether its rule still has an occurrence: checked from the epoch.
+  const rule = linkRecurrence(meta, new Date(0), {});
+  return rule ? `recurring (${rule}): each payment starts an invoice schedule for the payer` : "one payment";
+}
+
 export function paymentLinkPage(link: PaymentLink): Renderable {
   return html`<h1 class="name">${link.common_name}</h1>
     <section class="card">
       ${fields([
         ["Id", copyable(link.id, "payment link id")],
         ["Page", html`<a href="${link.tinyurl}">${link.tinyurl}</a>`],
-        ["Amount", link.amount ? money(link.amount) : "the customer enters it"],
+        [
+          "Amount",
+          link.link_meta.tokenizeOnly === true
+            ? "none: nothing is charged"
+            : link.amount
+              ? money(link.amount)
+              : "the customer enters it",
+        ],
+        ["Kind", linkKind(link)],
         ["State", linkState(link)],
         ["Uses", `${link.uses}${link.max_uses === null ? " (no limit)" : ` of ${link.max_uses}`}`],
         ["Total sales", money(link.total_sales)],
