@@ -133,11 +133,17 @@ export interface SettlementRun {
  * merchant's settlement lock: what it records as adjustments is picked up by that midnight's
  * deposits. Decided by timestamps in the database, like every settlement job.
  */
+/** Hands a step work to do once its midnight's unit of work has committed (an e-mail's relay). */
+export type AfterCommit = (work: () => void) => void;
+
 export interface SettlementStep {
   /** The earliest midnight (epoch ms) at which it has work for this merchant, or null. */
   nextAt(ex: Executor, merchantId: string): Promise<number | null>;
-  /** Does its work due at or before `at` (a midnight); true when it did something. */
-  run(ex: Executor, merchantId: string, at: number): Promise<boolean>;
+  /**
+   * Does its work due at or before `at` (a midnight); true when it did something. What may only
+   * happen once that work is kept (relaying a stored e-mail) goes to `afterCommit`.
+   */
+  run(ex: Executor, merchantId: string, at: number, afterCommit: AfterCommit): Promise<boolean>;
   /** The merchants it may have work for (read from an index): the real-time tick visits only these. */
   pendingMerchants(): Promise<string[]>;
 }
@@ -202,17 +208,27 @@ export class Settlement {
       // A cheap read first: the real-time ticker calls this every second for every merchant with work.
       const next = await this.nextJobAt(merchantId);
       if (next === null || next > limit) return done;
+      const committed: (() => void)[] = [];
       const progressed = await this.db.transaction(async (tx) => {
+        committed.length = 0; // a unit of work retried after a deadlock starts its list again
         await repo.lockSettlement(tx, merchantId);
         const at = await this.nextJobAt(merchantId, tx);
-        return at !== null && at <= limit && (await this.runAt(tx, merchantId, at, done));
+        const afterCommit: AfterCommit = (work) => committed.push(work);
+        return at !== null && at <= limit && (await this.runAt(tx, merchantId, at, done, afterCommit));
       });
+      for (const work of committed) work();
       if (!progressed) return done;
     }
   }
 
   /** The jobs of one midnight: close the card batch, settle the ACH due, run the steps, land the deposits due. */
-  private async runAt(tx: Executor, merchantId: string, at: number, done: SettlementRun): Promise<boolean> {
+  private async runAt(
+    tx: Executor,
+    merchantId: string,
+    at: number,
+    done: SettlementRun,
+    afterCommit: AfterCommit,
+  ): Promise<boolean> {
     const midnight = formatTimestamp(new Date(at));
     const achDays = await repo.achSettlementDays(tx, merchantId);
     const card = await repo.unsettledBefore(tx, merchantId, "card", midnight);
@@ -223,7 +239,7 @@ export class Settlement {
     if (card.length)
       progressed = (await this.closeBatch(tx, merchantId, "card", card, at, at + DAY_MS, done)) || progressed;
     if (bank.length) progressed = (await this.closeBatch(tx, merchantId, "bank", bank, at, at, done)) || progressed;
-    for (const step of this.steps) progressed = (await step.run(tx, merchantId, at)) || progressed;
+    for (const step of this.steps) progressed = (await step.run(tx, merchantId, at, afterCommit)) || progressed;
     return (await this.landDeposits(tx, merchantId, at, done)) || progressed;
   }
 

@@ -16,7 +16,7 @@ import { DISPUTE_FEE_CENTS } from "../../domain/fees";
 import { formatTimestamp, parseTimestamp } from "../../domain/time";
 import type { AdjustmentService } from "../adjustments";
 import type { Mailer } from "../mail/mailer";
-import { DAY_MS, type SettlementStep } from "../settlement";
+import { DAY_MS, type AfterCommit, type SettlementStep } from "../settlement";
 import { decide } from "./rules";
 import { openDispute, openDisputeNow } from "./opening";
 import type { SandboxClock } from "../clock";
@@ -34,10 +34,15 @@ export class DisputeClock implements SettlementStep {
   ) {}
 
   /** POST /_sandbox/disputes: the cardholder disputes a settled card payment now, in a unit of work of its own. */
-  openNow(merchantId: string, transactionId: string, reason: string): Promise<DisputeRecord> {
-    return this.db.transaction((tx) =>
-      openDisputeNow(tx, merchantId, { transactionId, reason, now: this.clock.timestamp(merchantId) }, this),
-    );
+  async openNow(merchantId: string, transactionId: string, reason: string): Promise<DisputeRecord> {
+    const committed: (() => void)[] = [];
+    const record = await this.db.transaction((tx) => {
+      committed.length = 0;
+      const now = this.clock.timestamp(merchantId);
+      return openDisputeNow(tx, merchantId, { transactionId, reason, now }, this, (work) => committed.push(work));
+    });
+    for (const work of committed) work();
+    return record;
   }
 
   async nextAt(ex: Executor, merchantId: string): Promise<number | null> {
@@ -50,7 +55,7 @@ export class DisputeClock implements SettlementStep {
   }
 
   /** Schedules the disputes of the card batch closed at `at`, then runs every dispute step due by `at`. */
-  async run(ex: Executor, merchantId: string, at: number): Promise<boolean> {
+  async run(ex: Executor, merchantId: string, at: number, afterCommit: AfterCommit): Promise<boolean> {
     const midnight = formatTimestamp(new Date(at));
     const scheduled = await repo.disputedCharges(ex, merchantId, midnight);
     for (const charge of scheduled) {
@@ -76,7 +81,7 @@ export class DisputeClock implements SettlementStep {
     }
     const due = await repo.dueDisputes(ex, merchantId, midnight);
     for (const dispute of due) {
-      if (dispute.status === "SCHEDULED") await openDispute(ex, dispute, this);
+      if (dispute.status === "SCHEDULED") await openDispute(ex, dispute, this, afterCommit);
       else await this.close(ex, dispute);
     }
     return scheduled.length > 0 || due.length > 0;

@@ -17,7 +17,7 @@ import { formatTimestamp, parseTimestamp } from "../../domain/time";
 import type { AdjustmentService } from "../adjustments";
 import type { Mailer } from "../mail/mailer";
 import { refundableCents } from "../transactions";
-import { DAY_MS } from "../settlement";
+import { DAY_MS, type AfterCommit } from "../settlement";
 import { DISPUTE_MESSAGES, RESPOND_DAYS } from "./rules";
 import { openedMessage } from "./mail";
 import type { DisputeService } from "./index";
@@ -30,7 +30,12 @@ export interface OpeningDeps {
 }
 
 /** Opens a scheduled dispute at its next_at: the amount still kept from the charge, and the fee, withdrawn. */
-export async function openDispute(ex: Executor, dispute: DisputeRow, deps: OpeningDeps): Promise<void> {
+export async function openDispute(
+  ex: Executor,
+  dispute: DisputeRow,
+  deps: OpeningDeps,
+  afterCommit: AfterCommit,
+): Promise<void> {
   const at = dispute.next_at!;
   const merchantId = dispute.merchant_id;
   const charge = (await lockTransaction(ex, merchantId, dispute.transaction_id))!;
@@ -74,7 +79,9 @@ export async function openDispute(ex: Executor, dispute: DisputeRow, deps: Openi
   const record = await deps.disputes.get(merchantId, dispute.id, ex);
   await deps.events.emit(ex, { merchantId, name: "create_dispute", record });
   const merchant = (await findMerchant(ex, merchantId))!;
-  await deps.mailer.store(ex, openedMessage(merchant, record), at);
+  const mail = await deps.mailer.store(ex, openedMessage(merchant, record), at);
+  // Relayed (with --smtp) once the opening is kept, never for a unit of work rolled back.
+  afterCommit(() => deps.mailer.relayStored(mail));
 }
 
 /**
@@ -87,6 +94,7 @@ export async function openDisputeNow(
   merchantId: string,
   input: { transactionId: string; reason: string; now: string },
   deps: OpeningDeps,
+  afterCommit: AfterCommit,
 ): Promise<DisputeRecord> {
   const charge = await lockTransaction(ex, merchantId, input.transactionId);
   if (!charge) throw notFound("Transaction");
@@ -118,6 +126,6 @@ export async function openDisputeNow(
     updated_at: input.now,
   };
   if (!(await repo.insertDispute(ex, row))) throw invalidState(DISPUTE_MESSAGES.alreadyDisputed);
-  await openDispute(ex, row, deps);
+  await openDispute(ex, row, deps, afterCommit);
   return deps.disputes.get(merchantId, row.id, ex);
 }
