@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { MoneyInput } from "./records";
 
 /**
  * `meta` as a request sends it: the parsed value itself. Elysia's schema normalization would
@@ -16,10 +17,7 @@ export const MetaInput = t.Unknown({
 export const ChargeBody = t.Object(
   {
     payment_method_id: t.String({ description: "The id tokenize returned" }),
-    total: t.Union([t.Number(), t.String()], {
-      description: "Amount in dollars: > 0, at most two decimals; a number or a numeric string",
-      examples: [10.5, "10.50"],
-    }),
+    total: MoneyInput("Amount in dollars: > 0, at most two decimals; a number or a numeric string", [10.5, "10.50"]),
     pre_auth: t.Optional(t.Boolean({ description: "Authorize only; capture later with /transaction/{id}/capture" })),
     meta: t.Optional(MetaInput),
     invoice_id: t.Optional(t.String({ description: "An invoice of the merchant this charge pays" })),
@@ -34,11 +32,10 @@ export const CreditBody = t.Object(
     payment_method_id: t.String({
       description: "The card or bank account to send the money to (the id tokenize returned)",
     }),
-    total: t.Union([t.Number(), t.String()], {
-      description:
-        "Amount in dollars: > 0, at most two decimals; a number or a numeric string. A merchant credits at most 10,000.00 a day.",
-      examples: [1, "1.00"],
-    }),
+    total: MoneyInput(
+      "Amount in dollars: > 0, at most two decimals; a number or a numeric string. A merchant credits at most 10,000.00 a day.",
+      [1, "1.00"],
+    ),
     meta: t.Optional(MetaInput),
     idempotency_id: t.Optional(t.String({ description: "Same as the Idempotency-Key header" })),
   },

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { EmailString } from "./records";
 
 const Str = t.Optional(t.String());
 
@@ -8,7 +9,7 @@ export const CustomerBody = t.Object(
     firstname: Str,
     lastname: Str,
     company: Str,
-    email: Str,
+    email: t.Optional(EmailString()),
     phone: Str,
     address_1: Str,
     address_2: Str,

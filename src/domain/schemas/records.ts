@@ -2,7 +2,7 @@
  * Shared TypeBox schemas: the records and envelopes every route documents. Route-specific
  * bodies live in each resource's file beside this one (charge.ts, invoices.ts, ...).
  */
-import { Type, type IntegerOptions } from "@sinclair/typebox";
+import { Kind, Type, type IntegerOptions } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";
 
 export const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)", examples: ["2026-11-21 15:40:00"] });
@@ -17,6 +17,37 @@ export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Nul
  * strings. tests/http/response-schemas.test.ts keeps every response schema free of Transforms.
  */
 export const Integer = (options?: IntegerOptions) => Type.Integer(options);
+
+/**
+ * A string rule stated for the OpenAPI document (and the validators and clients that read it) and
+ * enforced by the service's shared rules (packages/rules/validation.ts), not by the route's schema
+ * check: the rules answer every broken field at once, in their own words, where a schema check
+ * would stop at the first. (A TypeBox Unknown that says `type: "string"` and the rule's keywords.)
+ */
+export const RuleString = (rule: Record<string, unknown>) =>
+  Type.Unsafe<string>({ ...rule, type: "string", [Kind]: "Unknown" });
+
+/** An e-mail address, or empty (the shared rule's isValidEmail, as a pattern). */
+export const EmailString = (description?: string) =>
+  RuleString({
+    pattern: "^$|^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$",
+    maxLength: 254,
+    ...(description ? { description } : {}),
+  });
+
+/** A numeric string as the money parser reads one (packages/rules parseTotalCents). */
+export const NUMERIC_STRING = "^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$";
+
+/**
+ * A total in dollars as the API takes it: a JSON number or a numeric string. The rest of the rule
+ * (> 0, at most two decimals, at most 99999999.99) is the service's, with its own messages.
+ */
+export const MoneyInput = (description: string, examples: unknown[]) =>
+  t.Union([t.Number(), RuleString({ pattern: NUMERIC_STRING })], { description, examples });
+
+/** One of `values` (see RuleString). */
+export const OneOfString = (values: readonly string[], description?: string) =>
+  RuleString({ enum: [...values], ...(description ? { description } : {}) });
 
 export const ErrorBody = t.Object(
   {

@@ -1,10 +1,13 @@
 import { t } from "elysia";
 import { EVENT_NAMES } from "../events";
 import { MAX_ATTEMPTS, RETRY_COUNT_RANGE, RETRY_FREQUENCY_RANGE } from "../webhook-policy";
-import { Integer } from "./records";
+import { Integer, OneOfString, RuleString } from "./records";
 
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
 const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+
+/** target_url's rule (an http(s) URL of at most 2048 characters), enforced by validateWebhook (RuleString). */
+const TARGET_URL_RULE = { pattern: "^\\s*[hH][tT][tT][pP][sS]?://[^/\\s]", maxLength: 2048 } as const;
 
 /** `meta` of POST /webhook (and PUT): the webhook's own retry schedule. A fresh schema per use (Elysia edits them in place). */
 const RetryMetaBody = () =>
@@ -33,11 +36,12 @@ const RetryMetaBody = () =>
 
 export const WebhookBody = t.Object(
   {
-    target_url: t.String({
+    target_url: RuleString({
       description: "http(s) URL that receives a POST per event",
       examples: ["https://example.com/hooks"],
+      ...TARGET_URL_RULE,
     }),
-    event: t.String({ description: `one of ${EVENT_NAMES.join(", ")}, or * for every event`, examples: ["*"] }),
+    event: OneOfString([...EVENT_NAMES, "*"], "an event name, or * for every event"),
     meta: t.Optional(RetryMetaBody()),
   },
   { title: "WebhookRequest" },
@@ -46,8 +50,8 @@ export type WebhookBody = typeof WebhookBody.static;
 
 export const WebhookUpdateBody = t.Object(
   {
-    target_url: t.Optional(t.String({ description: "a new http(s) URL" })),
-    event: t.Optional(t.String({ description: `one of ${EVENT_NAMES.join(", ")}, or *` })),
+    target_url: t.Optional(RuleString({ description: "a new http(s) URL", ...TARGET_URL_RULE })),
+    event: t.Optional(OneOfString([...EVENT_NAMES, "*"], "an event name, or *")),
     disabled: t.Optional(
       t.Boolean({
         description: "true: receive nothing new (pending deliveries wait); false: receive again and send what waited",

@@ -15,6 +15,16 @@
  * An upload route (`parse: "multipart/form-data"`, a required `file`) lists only multipart/form-data.
  * A text answer whose schema says `contentMediaType` (the hosted pages: text/html) is listed under
  * that media type instead of the plugin's text/plain.
+ *
+ * What a validating proxy (Stoplight Prism, tests/http/openapi-proxy.test.ts) holds requests to:
+ * - Who needs the API key. The document's default is the Bearer key; the public routes (the
+ *   web payments token in the path, the hosted pages) take none (`security: []`), and the
+ *   sandbox controls take it optionally (it picks the merchant; without one, the default
+ *   merchant): `[{}, {apiKey: []}]`, or none at all for the controls that answer no 401.
+ * - Whether a body is required: only when its schema requires a member. The body parser reads no
+ *   body as `{}`, so a route whose members are all optional (capture, void, a receipt) takes none.
+ * - A nullable enum (`type: ["string", "null"]` with `enum`, as the plugin writes a union of
+ *   literals and null) lists null among its values, or a validator refuses null.
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
@@ -68,6 +78,22 @@ const STATUS_TEXT: Record<string, string> = {
   "429": "Too many requests (`rate_limited`)",
 };
 
+/** Paths whose routes take no API key: the credential is the web payments token in the path, or none. */
+const PUBLIC_PREFIXES = ["/webpayment/", "/payjs/", "/hosted/"];
+
+/** The security requirement of one operation (see the header). */
+function securityOf(path: string, responses: Record<string, unknown>): Json[] | undefined {
+  if (PUBLIC_PREFIXES.some((prefix) => path.startsWith(prefix))) return [];
+  if (path.startsWith("/_sandbox/")) return "401" in responses ? [{}, { apiKey: [] }] : [];
+  return undefined;
+}
+
+/** Whether a request body schema requires anything (else no body at all is as good as `{}`). */
+function requiresMembers(schema: unknown): boolean {
+  const required = (schema as { required?: unknown[] } | undefined)?.required;
+  return Array.isArray(required) && required.length > 0;
+}
+
 /** Keys whose values are data, not schemas: never hoisted. */
 const DATA_KEYS = new Set(["examples", "example", "default", "const", "enum"]);
 
@@ -110,12 +136,16 @@ export function buildDocument(app: AnyElysia, options: DocumentOptions): Json {
         const content = (operation.requestBody as { content?: Record<string, { schema?: { required?: string[] } }> })
           .content;
         if (content?.["multipart/form-data"]?.schema?.required?.includes("file")) delete content["application/json"];
+        const schemas = Object.values(content ?? {}).map((media) => media.schema);
+        (operation.requestBody as Json).required = schemas.some(requiresMembers);
         const responses = (operation.responses ??= {}) as Record<string, unknown>;
         for (const [status, description] of Object.entries(BODY_ERRORS)) {
           responses[status] ??= { description, content: { "application/json": { schema: ErrorBody } } };
         }
       }
       if (!isExempt(path)) ((operation.responses ??= {}) as Json)["429"] ??= RATE_LIMITED;
+      const security = securityOf(path, (operation.responses ?? {}) as Record<string, unknown>);
+      if (security) operation.security = security;
       Object.assign(operation, hoist(JSON.parse(JSON.stringify(operation))));
     }
   }
@@ -145,6 +175,10 @@ function namedSchemaHoister(components: Record<string, Json>) {
       // validators and generators refuse it. A member named "error" is an object here, not text.
       if (name === "error" && key !== "properties" && typeof value === "string") continue;
       out[name] = hoist(value, name);
+    }
+    // A nullable enum lists null among its values (see the header).
+    if (Array.isArray(out.enum) && Array.isArray(out.type) && out.type.includes("null") && !out.enum.includes(null)) {
+      out.enum = [...out.enum, null];
     }
     const title = out.title;
     const isSchema = "type" in out || "properties" in out || "anyOf" in out || "oneOf" in out || "allOf" in out;

@@ -4,7 +4,7 @@ import type { AppDeps } from "../deps";
 import { listPage } from "../page";
 import { ValidationFailed } from "../../domain/errors";
 import { settingsOf } from "../../services/merchants";
-import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery } from "../../domain/schemas/records";
+import { AUTH_ERRORS, ErrorBody, Integer, PageOf, PageQuery } from "../../domain/schemas/records";
 import { SelfMerchant, SelfUser } from "../../domain/schemas/self";
 import { SurchargeSettingsFields } from "../../domain/schemas/surcharges";
 import { selfRecord } from "../../services/self";
@@ -28,7 +28,7 @@ const TeamOptionsBody = t.Object(
     avs_zip: t.Optional(t.Boolean()),
     avs_street: t.Optional(t.Boolean()),
     advanced_customization: t.Optional(t.Boolean()),
-    ach_settlement_days: t.Optional(t.Integer({ minimum: 0, maximum: 10 })),
+    ach_settlement_days: t.Optional(Integer({ minimum: 0, maximum: 10 })),
     receipt_reply_to: t.Optional(t.String({ maxLength: 254, description: "an e-mail address, or empty" })),
     receipt_cc: t.Optional(t.Array(t.String({ format: "email", maxLength: 254 }), { maxItems: 10 })),
     receipt_footer: t.Optional(t.String({ maxLength: 1000 })),

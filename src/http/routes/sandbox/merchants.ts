@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
 import { ApiError, notFound } from "../../../domain/errors";
 import { merchantRecord, REGENERABLE_KEYS } from "../../../services/merchants";
-import { ErrorBody, MerchantRecord } from "../../../domain/schemas/records";
+import { ErrorBody, Integer, MerchantRecord } from "../../../domain/schemas/records";
 import { SurchargeSettingsFields } from "../../../domain/schemas/surcharges";
 import { loopbackOnly } from "./control";
 
@@ -10,7 +10,7 @@ const Settings = t.Object({
   avs_zip: t.Optional(t.Boolean({ description: "address_zip required and checked" })),
   avs_street: t.Optional(t.Boolean({ description: "address_1 required and checked" })),
   advanced_customization: t.Optional(t.Boolean({ description: "custom fields shown on invoices and e-mails" })),
-  ach_settlement_days: t.Optional(t.Integer({ minimum: 0, maximum: 10, description: "business days to settle ACH" })),
+  ach_settlement_days: t.Optional(Integer({ minimum: 0, maximum: 10, description: "business days to settle ACH" })),
   custom_fields: t.Optional(
     t.Array(
       t.Object({
