@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TEST_BANK, TEST_CARDS } from "../../packages/rules/test-data";
-import type { Merchant, Sandbox } from "../../packages/testing/index";
+import type { Merchant, Sandbox, TestBankAccount } from "../../packages/testing/index";
 import { bank, cards, startSandbox } from "../../packages/testing/src/index";
 import { signatureHeader } from "../../packages/webhooks/signing";
 import { buildServerBundle, buildTesting } from "../../scripts/build-testing";
@@ -425,6 +425,26 @@ describe("merchants and helpers", () => {
   });
 });
 
+/** Tokenizes a test bank account for `merchant` and charges it `total`. */
+async function chargeBank(
+  url: string,
+  merchant: { webPaymentsToken: string; apiKey: string },
+  account: TestBankAccount,
+  total: number,
+) {
+  const method = await json(`${url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
+    body: {
+      method: "bank",
+      person_name: "Ada Lovelace",
+      bank_routing: account.routing,
+      bank_account: account.account,
+      bank_type: account.type,
+      bank_holder_type: account.holderType,
+    },
+  });
+  return json(`${url}/charge`, { key: merchant.apiKey, body: { payment_method_id: method.body.id, total } });
+}
+
 describe("cards and bank", () => {
   test("every test card of the processor is there once, by brand and outcome, ready to type", () => {
     const listed = Object.values(cards).flatMap((brand) => Object.values(brand));
@@ -458,21 +478,7 @@ describe("cards and bank", () => {
     const sandbox = await startSandbox({ url: null });
     try {
       const merchant = await sandbox.merchant();
-      const account = bank.returned.R10;
-      const method = await json(`${sandbox.url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
-        body: {
-          method: "bank",
-          person_name: "Ada Lovelace",
-          bank_routing: account.routing,
-          bank_account: account.account,
-          bank_type: account.type,
-          bank_holder_type: account.holderType,
-        },
-      });
-      const sale = await json(`${sandbox.url}/charge`, {
-        key: merchant.apiKey,
-        body: { payment_method_id: method.body.id, total: 12.5 },
-      });
+      const sale = await chargeBank(sandbox.url, merchant, bank.returned.R10, 12.5);
       expect(sale.status).toBe(200);
       const read = () => json(`${sandbox.url}/transaction/${sale.body.id}`, { key: merchant.apiKey, method: "GET" });
       expect((await read()).body.is_voided).toBe(false);
@@ -510,20 +516,7 @@ describe("cards and bank", () => {
       }
       const { returned, ...atOnce } = bank;
       for (const account of [...Object.values(atOnce), ...Object.values(returned)]) {
-        const method = await json(`${sandbox.url}/webpayment/${merchant.webPaymentsToken}/tokenize`, {
-          body: {
-            method: "bank",
-            person_name: "Ada Lovelace",
-            bank_routing: account.routing,
-            bank_account: account.account,
-            bank_type: account.type,
-            bank_holder_type: account.holderType,
-          },
-        });
-        const sale = await json(`${sandbox.url}/charge`, {
-          key: merchant.apiKey,
-          body: { payment_method_id: method.body.id, total: 1 },
-        });
+        const sale = await chargeBank(sandbox.url, merchant, account, 1);
         expect(sale.status).toBe(account.outcome === "approve" ? 200 : 402);
       }
     } finally {
