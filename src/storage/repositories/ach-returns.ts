@@ -4,6 +4,7 @@
  * has been returned. The report of GET /query/statement/v3/ach-rejects reads the done ones.
  */
 import { sql, type Executor } from "../database";
+import { distinctMerchants } from "./merchant-scan";
 import { insertionOrder } from "./order";
 
 export interface AchReturnRow {
@@ -82,18 +83,8 @@ export async function stampReturnReason(ex: Executor, voidId: string, code: stri
 }
 
 /** Merchants with a return still to come (one index seek per merchant found). */
-export async function merchantsWithAchReturns(ex: Executor): Promise<string[]> {
-  const ids: string[] = [];
-  let after = "";
-  for (;;) {
-    const row = await ex.get<{ merchant_id: string }>(
-      sql`SELECT merchant_id FROM ach_returns WHERE merchant_id > ${after} AND returned_at IS NULL
-          ORDER BY merchant_id LIMIT 1`,
-    );
-    if (!row) return ids;
-    ids.push(row.merchant_id);
-    after = row.merchant_id;
-  }
+export function merchantsWithAchReturns(ex: Executor): Promise<string[]> {
+  return distinctMerchants(ex, "ach_returns", sql`returned_at IS NULL`);
 }
 
 export interface DateRange {

@@ -4,6 +4,7 @@
  * (card_update_at, card_update: migration 043); applying it clears card_update_at.
  */
 import { sql, type Executor } from "../database";
+import { distinctMerchants } from "./merchant-scan";
 import type { PaymentMethodRow } from "./payment-methods";
 
 /** card_update_at of the merchant's earliest pending card update, or null. */
@@ -39,16 +40,6 @@ export async function applyCardUpdate(
 }
 
 /** Merchants with a pending card update (one index seek per merchant found). */
-export async function merchantsWithCardUpdates(ex: Executor): Promise<string[]> {
-  const ids: string[] = [];
-  let after = "";
-  for (;;) {
-    const row = await ex.get<{ merchant_id: string }>(
-      sql`SELECT merchant_id FROM payment_methods WHERE merchant_id > ${after} AND card_update_at IS NOT NULL
-          ORDER BY merchant_id LIMIT 1`,
-    );
-    if (!row) return ids;
-    ids.push(row.merchant_id);
-    after = row.merchant_id;
-  }
+export function merchantsWithCardUpdates(ex: Executor): Promise<string[]> {
+  return distinctMerchants(ex, "payment_methods", sql`card_update_at IS NOT NULL`);
 }

@@ -5,6 +5,7 @@
 import { sql, type Executor, type Sql } from "../database";
 import type { TransactionRow } from "./transactions";
 import { insertionOrder } from "./order";
+import { distinctMerchants } from "./merchant-scan";
 
 export interface DepositRow {
   id: string;
@@ -206,28 +207,6 @@ export function listDeposits(ex: Executor, merchantId: string, limit: number, of
 const UNBATCHED = sql.raw(
   "batch_id IS NULL AND success = 1 AND is_voided = 0 AND type IN ('charge', 'capture', 'refund', 'credit')",
 );
-
-/**
- * Walks the distinct merchant_id values of rows matching a predicate through an index whose
- * leading column is merchant_id: one seek per merchant found, whatever the row count.
- */
-async function distinctMerchants(
-  ex: Executor,
-  table: "transactions" | "deposits" | "deposit_adjustments",
-  where: Sql,
-): Promise<string[]> {
-  const ids: string[] = [];
-  let after = "";
-  for (;;) {
-    const row = await ex.get<{ merchant_id: string }>(
-      sql`SELECT merchant_id FROM ${sql.raw(table)} WHERE merchant_id > ${after} AND ${where}
-          ORDER BY merchant_id LIMIT 1`,
-    );
-    if (!row) return ids;
-    ids.push(row.merchant_id);
-    after = row.merchant_id;
-  }
-}
 
 /**
  * Merchants with unbatched sales or refunds, deposits not landed or adjustments no deposit picked up:

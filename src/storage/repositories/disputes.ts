@@ -5,6 +5,7 @@
  * UNIQUE transaction_id makes scheduling happen once; next_at and status make every step happen once.
  */
 import { sql, type Executor, type Sql } from "../database";
+import { distinctMerchants } from "./merchant-scan";
 import { insertionOrder } from "./order";
 
 export interface DisputeRow {
@@ -176,18 +177,8 @@ export async function listDisputes(
 }
 
 /** Merchants with a dispute step to come (one index seek per merchant found). */
-export async function merchantsWithDisputeSteps(ex: Executor): Promise<string[]> {
-  const ids: string[] = [];
-  let after = "";
-  for (;;) {
-    const row = await ex.get<{ merchant_id: string }>(
-      sql`SELECT merchant_id FROM disputes WHERE merchant_id > ${after} AND next_at IS NOT NULL
-          ORDER BY merchant_id LIMIT 1`,
-    );
-    if (!row) return ids;
-    ids.push(row.merchant_id);
-    after = row.merchant_id;
-  }
+export function merchantsWithDisputeSteps(ex: Executor): Promise<string[]> {
+  return distinctMerchants(ex, "disputes", sql`next_at IS NOT NULL`);
 }
 
 /** One money movement of a dispute: its hold (the `dispute` adjustment) or its release (`dispute_reversal`). */
