@@ -3,7 +3,8 @@
  * Dates are the sandbox clock's (UTC days of `created_at`); a range is startDate to endDate, both
  * inclusive. A sale is a successful, unvoided charge or capture (a pre_auth counts when captured).
  * Fees are the simulated processor's (src/domain/fees.ts), whether the sale has settled yet or not.
- * The sandbox's payments are card-not-present (`is_card_present` 0) and its cards credit cards.
+ * The sandbox's payments are card-not-present (`is_card_present` 0); a card's `bin_type` is its
+ * funding as stored from its test card (CREDIT, DEBIT or PREPAID).
  */
 import type { Database } from "../storage/database";
 import { salesBetween, teamCounts, type SaleRow, type TeamCounts } from "../storage/repositories/reports";
@@ -15,7 +16,8 @@ export interface DateRange {
   endDate: string;
 }
 
-const BIN_TYPE = "CREDIT";
+/** A card sale's funding (a card stored before bin_type existed is a credit card, as migration 042 says). */
+const binTypeOf = (row: SaleRow) => (row.method === "card" ? (row.bin_type ?? "CREDIT") : null);
 const sumOf = (rows: readonly SaleRow[]) => rows.reduce((sum, row) => sum + row.total_cents, 0);
 const surchargesOf = (rows: readonly SaleRow[]) => rows.reduce((sum, row) => sum + Number(row.surcharge_cents), 0);
 /** A day's (or the range's) daily-sales line: the sales without their surcharges, the surcharges, the fees. */
@@ -57,16 +59,20 @@ export class ReportService {
     return { data, summary: dailyLine([...days.values()].flat()) };
   }
 
-  /** GET /query/statement/v3/volumes/card-processing: sales by payment method, by kind, by card brand. */
+  /**
+   * GET /query/statement/v3/volumes/card-processing: sales by payment method and card funding
+   * (a line per method and bin_type), by kind, by card brand.
+   */
   async cardProcessing(merchantId: string, range: DateRange) {
     const rows = await this.sales(merchantId, range);
     const byMethod = groupBy(rows, (row) => row.method);
+    const byFunding = groupBy(rows, (row) => `${row.method} ${binTypeOf(row)}`);
     const cards = rows.filter((row) => row.method === "card");
     return {
       data: {
-        groupByPaymentMethod: [...byMethod].map(([method, group]) => ({
-          method,
-          bin_type: method === "card" ? BIN_TYPE : null,
+        groupByPaymentMethod: [...byFunding.values()].map((group) => ({
+          method: group[0]!.method,
+          bin_type: binTypeOf(group[0]!),
           total_amt: centsToNumber(sumOf(group)),
         })),
         groupByTransactionType: [...byMethod].map(([method, group]) => ({
@@ -82,7 +88,7 @@ export class ReportService {
     };
   }
 
-  /** GET /query/statement/v3/volumes/card-type: card sales and their fees per brand, and the sums. */
+  /** GET /query/statement/v3/volumes/card-type: card sales and their fees per brand and funding, and the sums. */
   async cardType(merchantId: string, range: DateRange) {
     const cards = (await this.sales(merchantId, range)).filter((row) => row.method === "card");
     const line = (group: readonly SaleRow[]) => {
@@ -97,10 +103,11 @@ export class ReportService {
         total_fees: centsToNumber(total),
       };
     };
-    const data = [...groupBy(cards, (row) => row.card_type ?? "unknown")].map(([card_brand, group]) => ({
+    const byBrand = groupBy(cards, (row) => `${row.card_type ?? "unknown"} ${binTypeOf(row)}`);
+    const data = [...byBrand.values()].map((group) => ({
       is_card_present: 0,
-      card_brand,
-      bin_type: BIN_TYPE,
+      card_brand: group[0]!.card_type ?? "unknown",
+      bin_type: binTypeOf(group[0]!)!,
       rate: CARD_FEE_PER_MILLE / 10,
       ...line(group),
     }));

@@ -146,6 +146,48 @@ describe("statement reports", () => {
     expect(statement.summary).toMatchObject({ sales_total: 112.34, surcharge_total: 3.37 });
   });
 
+  test("card processing and card type report each card's funding: debit and prepaid cards apart from credit", async () => {
+    const ctx = await setup();
+    const w = await startWeek(ctx);
+    // A credit Visa 10.00, a debit Visa 20.00, a prepaid Visa 30.00, a prepaid Mastercard 40.00, a bank 100.00.
+    await pay(ctx, 10);
+    await pay(ctx, 20, { card_number: "4000056655665556" });
+    await pay(ctx, 30, { card_number: "4000000000005100" });
+    await pay(ctx, 40, { card_number: "5200000000005105" });
+    await pay(ctx, 100, BANK);
+    const processing = await report(ctx, "volumes/card-processing", date(w.monday), date(w.monday));
+    expect(processing.data.groupByPaymentMethod).toEqual([
+      { method: "card", bin_type: "CREDIT", total_amt: 10 },
+      { method: "card", bin_type: "DEBIT", total_amt: 20 },
+      { method: "card", bin_type: "PREPAID", total_amt: 70 },
+      { method: "bank", bin_type: null, total_amt: 100 },
+    ]);
+    expect(processing.data.groupByCardBrand).toEqual([
+      { card_type: "visa", total_amt: 60 },
+      { card_type: "mastercard", total_amt: 40 },
+    ]);
+    const byType = await report(ctx, "volumes/card-type", date(w.monday), date(w.monday));
+    const line = (card_brand: string, bin_type: string, total: number) => ({
+      is_card_present: 0,
+      card_brand,
+      bin_type,
+      rate: 2.9,
+      total_charges: total,
+      use_count: 1,
+      rate_fees: (total * 29) / 1000,
+      per_transaction_fees: 0.3,
+      interchange_fees_amount: 0,
+      total_fees: (total * 29 + 300) / 1000,
+    });
+    expect(byType.data).toEqual([
+      line("visa", "CREDIT", 10),
+      line("visa", "DEBIT", 20),
+      line("visa", "PREPAID", 30),
+      line("mastercard", "PREPAID", 40),
+    ]);
+    expect(byType.summary).toMatchObject({ total_charges: 100, use_count: 4, total_fees: 4.1 });
+  });
+
   test("a range with no sales is empty; dates are required and may not run backwards", async () => {
     const ctx = await setup();
     expect(await report(ctx, "daily-sales", "2001-01-01", "2001-01-31")).toEqual({

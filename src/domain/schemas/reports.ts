@@ -2,7 +2,10 @@ import { t } from "elysia";
 import { Integer } from "./records";
 
 const Dollars = (description?: string) => t.Number(description ? { description } : {});
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+
+/** A card's funding as its BIN says (the payment method's bin_type). */
+const BinType = (description: string) =>
+  t.Union([t.Literal("CREDIT"), t.Literal("DEBIT"), t.Literal("PREPAID")], { description });
 
 const Day = t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "YYYY-MM-DD (UTC, the sandbox clock)" });
 
@@ -30,7 +33,12 @@ export const CardProcessingReport = t.Object(
   {
     data: t.Object({
       groupByPaymentMethod: t.Array(
-        t.Object({ method: t.String(), bin_type: Nullable(t.String()), total_amt: Dollars() }),
+        t.Object({
+          method: t.String(),
+          bin_type: t.Union([BinType("The cards' funding"), t.Null()], { description: "null for bank payments" }),
+          total_amt: Dollars(),
+        }),
+        { description: "One line per method and card funding (bin_type)" },
       ),
       groupByTransactionType: t.Array(
         t.Object({ method: t.String(), is_card_present: Integer(), total_amt: Dollars() }),
@@ -56,7 +64,7 @@ export const CardTypeReport = t.Object(
       t.Object({
         is_card_present: Integer(),
         card_brand: t.String(),
-        bin_type: t.String(),
+        bin_type: BinType("The cards' funding: a brand's credit, debit and prepaid cards are lines of their own"),
         rate: t.Number({ description: "The percentage rate" }),
         ...CardTypeFields,
       }),

@@ -4,6 +4,7 @@
  */
 import { sql, type Executor } from "../database";
 import { insertionOrder } from "./order";
+import type { BinType } from "../../domain/surcharge";
 
 /** A sale (a successful, unvoided charge or capture) with what the reports group it by. */
 export interface SaleRow {
@@ -13,6 +14,8 @@ export interface SaleRow {
   /** The part of total_cents that is a credit card surcharge (0 for none). */
   surcharge_cents: number;
   card_type: string | null;
+  /** The card's funding as its BIN says (CREDIT, DEBIT or PREPAID); null for a bank account. */
+  bin_type: BinType | null;
 }
 
 /**
@@ -21,7 +24,7 @@ export interface SaleRow {
  */
 export function salesBetween(ex: Executor, merchantId: string, from: string, to: string): Promise<SaleRow[]> {
   return ex.all<SaleRow>(
-    sql`SELECT t.created_at, t.method, t.total_cents, t.surcharge_cents, p.card_type
+    sql`SELECT t.created_at, t.method, t.total_cents, t.surcharge_cents, p.card_type, p.bin_type
         FROM transactions t JOIN payment_methods p ON p.id = t.payment_method_id
         WHERE t.merchant_id = ${merchantId} AND t.created_at >= ${from} AND t.created_at <= ${to}
           AND t.type IN ('charge', 'capture') AND t.success = 1 AND t.is_voided = 0
