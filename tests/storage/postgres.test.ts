@@ -370,6 +370,26 @@ describePostgres("PostgreSQL migrations", () => {
 
 describePostgres("the transaction counter on PostgreSQL", () => {
   test(
+    "no function of the schema is planned again at each call (migration 052)",
+    async () => {
+      const db = await openPostgres(await postgresDatabase("planned-once"));
+      try {
+        await migratePostgres(db);
+        // A LANGUAGE sql function whose body is not one SELECT is parsed and planned at every call
+        // (a SELECT is inlined into its caller's plan); PL/pgSQL keeps its plans per connection.
+        const replanned = await db.all(sql`
+          SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            JOIN pg_language l ON l.oid = p.prolang
+          WHERE n.nspname = 'public' AND l.lanname = 'sql' AND p.prosrc !~* '^\\s*SELECT\\M'`);
+        expect(replanned).toEqual([]);
+      } finally {
+        await db.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
+  test(
     "two connections charging one merchant at once do not wait for each other's commit (migration 035)",
     async () => {
       const url = await postgresDatabase("count-slots");

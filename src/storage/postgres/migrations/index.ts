@@ -29,6 +29,7 @@ import m046 from "./046_outside_payments.sql" with { type: "text" };
 import m047 from "./047_dispute_lifecycle.sql" with { type: "text" };
 import m049 from "./049_webhook_retry.sql" with { type: "text" };
 import m050 from "./050_transaction_schedule.sql" with { type: "text" };
+import m052 from "./052_counter_triggers_planned_once.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -59,4 +60,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 47, name: "047_dispute_lifecycle", sql: m047 },
   { version: 49, name: "049_webhook_retry", sql: m049 },
   { version: 50, name: "050_transaction_schedule", sql: m050 },
+  // PostgreSQL only: the counter slots of 035 are.
+  { version: 52, name: "052_counter_triggers_planned_once", sql: m052 },
 ];
