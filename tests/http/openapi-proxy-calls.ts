@@ -164,6 +164,12 @@ export async function validCalls(ctx: TestContext, send: Send): Promise<void> {
   const hook = await op("POST", "/webhook", {
     body: { target_url: "http://127.0.0.1:9/hooks", event: "*", meta: { webhook_retry_count: 1 } },
   });
+  // The real service's way: target_url and event as query parameters, no body.
+  const queried = await op("POST", {
+    path: `/webhook?target_url=${encodeURIComponent("http://127.0.0.1:9/query-hooks")}&event=create_item`,
+    template: "/webhook",
+  });
+  await op("DELETE", at("/webhook/{id}", queried.id));
   await op("GET", "/webhook?per_page=5");
   await op("GET", at("/webhook/{id}", hook.id));
   await op("PUT", at("/webhook/{id}", hook.id), { body: { event: "create_transaction" } });
@@ -263,6 +269,8 @@ export function BAD_REQUESTS(ctx: TestContext): Call[] {
     { method: "POST", path: "/charge", body: { total: 10 } },
     { method: "POST", path: "/webhook", body: { target_url: "http://127.0.0.1:9/x", event: "nope" } },
     { method: "POST", path: "/webhook", body: { target_url: "ftp://127.0.0.1/x", event: "*" } },
+    { method: "POST", path: "/webhook?target_url=http%3A%2F%2F127.0.0.1%3A9%2Fx&event=nope" },
+    { method: "POST", path: "/webhook?target_url=ftp%3A%2F%2F127.0.0.1%2Fx&event=*" },
     {
       method: "POST",
       path: "/webhook",

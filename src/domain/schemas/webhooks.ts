@@ -34,19 +34,34 @@ const RetryMetaBody = () =>
     },
   );
 
-export const WebhookBody = t.Object(
-  {
-    target_url: RuleString({
-      description: "http(s) URL that receives a POST per event",
+/** target_url and event of POST /webhook, in the body or the query string (a fresh schema per use). */
+const webhookTarget = (where: string) => ({
+  target_url: t.Optional(
+    RuleString({
+      description: `http(s) URL that receives a POST per event. Required, here or in the ${where}.`,
       examples: ["https://example.com/hooks"],
       ...TARGET_URL_RULE,
     }),
-    event: OneOfString([...EVENT_NAMES, "*"], "an event name, or * for every event"),
-    meta: t.Optional(RetryMetaBody()),
-  },
+  ),
+  event: t.Optional(
+    OneOfString([...EVENT_NAMES, "*"], `an event name, or * for every event. Required, here or in the ${where}.`),
+  ),
+});
+
+/**
+ * POST /webhook's body. The real service takes target_url and event as query parameters
+ * (WebhookQuery); the sandbox takes them there, in the body, or one in each. Given in both, the
+ * body's wins (as the real service's framework merges input). A document cannot require a member
+ * "in the body or the query", so both are optional in each and the service names a missing one.
+ */
+export const WebhookBody = t.Object(
+  { ...webhookTarget("query string"), meta: t.Optional(RetryMetaBody()) },
   { title: "WebhookRequest" },
 );
 export type WebhookBody = typeof WebhookBody.static;
+
+/** POST /webhook's query parameters: the real service's way to give target_url and event. */
+export const WebhookQuery = t.Object(webhookTarget("body"));
 
 export const WebhookUpdateBody = t.Object(
   {

@@ -8,12 +8,23 @@ import {
   DeliveryQuery,
   DeliveryRecord,
   WebhookBody,
+  WebhookQuery,
   WebhookRecord,
   WebhookUpdateBody,
 } from "../../domain/schemas/webhooks";
 
 const IdParams = t.Object({ id: t.String() });
 const NOT_FOUND = { ...AUTH_ERRORS, 404: ErrorBody };
+
+/** POST /webhook's target_url and event from the query string and the body: the body's member wins. */
+function webhookInput(query: typeof WebhookQuery.static, body: WebhookBody | undefined) {
+  const given = body ?? {};
+  return {
+    ...given,
+    target_url: given.target_url !== undefined ? given.target_url : query.target_url,
+    event: given.event !== undefined ? given.event : query.event,
+  };
+}
 
 /** `/webhook`: subscriptions and their delivery log (merchant API key). */
 export function webhookRoutes(deps: AppDeps) {
@@ -25,14 +36,15 @@ export function webhookRoutes(deps: AppDeps) {
       response: { 200: PageOf(WebhookRecord), ...AUTH_ERRORS },
       detail: { summary: "List active webhooks (newest first; deleted ones left out)" },
     })
-    .post("", ({ merchant, body }) => webhooks.create(merchant.id, body), {
+    .post("", ({ merchant, body, query }) => webhooks.create(merchant.id, webhookInput(query, body)), {
+      query: WebhookQuery,
       body: WebhookBody,
       transform: objectMembers(WebhookBody),
       response: { 200: WebhookRecord, ...AUTH_ERRORS },
       detail: {
         summary: "Subscribe a URL to an event",
         description:
-          'Each event is POSTed to target_url with the record as the body and the headers PaySandbox-Event-Name, PaySandbox-Delivery-Id and PaySandbox-Signature (t=<unix>,v2=<hex HMAC-SHA256(webhook_secret, "<t>.<delivery id>.<event name>.<raw body>")>; packages/webhooks/verify.ts checks it). A non-2xx answer or none within 10 s is retried 4 more times (after 10 s, 1 min, 10 min, 1 h of sandbox time), or as meta says: webhook_retry_count retries, webhook_retry_frequency minutes apart.',
+          'target_url and event are required, each in the query string (as the real service takes them) or in the JSON body; given in both, the body\'s wins. Each event is POSTed to target_url with the record as the body and the headers PaySandbox-Event-Name, PaySandbox-Delivery-Id and PaySandbox-Signature (t=<unix>,v2=<hex HMAC-SHA256(webhook_secret, "<t>.<delivery id>.<event name>.<raw body>")>; packages/webhooks/verify.ts checks it). A non-2xx answer or none within 10 s is retried 4 more times (after 10 s, 1 min, 10 min, 1 h of sandbox time), or as meta says: webhook_retry_count retries, webhook_retry_frequency minutes apart.',
       },
     })
     .get("/:id", ({ merchant, params }) => webhooks.get(merchant.id, params.id), {

@@ -107,10 +107,14 @@ export class WebhookService {
     for (const listener of this.listeners) listener(merchantId, dueAtMs);
   }
 
-  async create(merchantId: string, input: { target_url: string; event: string; meta?: RetryMeta }): Promise<Webhook> {
+  /** A new webhook; target_url and event may be missing or of any type here (validateWebhook names them). */
+  async create(
+    merchantId: string,
+    input: { target_url?: unknown; event?: unknown; meta?: RetryMeta },
+  ): Promise<Webhook> {
     assertValid(validateWebhook(input));
-    const targetUrl = input.target_url.trim();
-    const event = input.event.trim();
+    const targetUrl = String(input.target_url).trim();
+    const event = String(input.event).trim();
     const row = await this.db.transaction(async (tx) => {
       // Two creates at once take turns, so neither makes a duplicate nor passes MAX_WEBHOOKS.
       await holdUntilCommit(tx, "webhooks", merchantId);
