@@ -150,9 +150,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const invoiceSchedules = new InvoiceScheduleService(db, clock, events, customers, paymentMethods, options.publicUrl);
   const webhooks = new WebhookService(db, clock, events);
   // The webhook outbox: delivery rows are written inside the unit of work of the change.
-  events.on(async (ex, event) => {
-    await webhooks.enqueue(ex, event);
-  });
+  // No promise when nothing is written (an event no webhook wants): the bus then stays synchronous.
+  events.on((ex, event) => webhooks.enqueue(ex, event));
   const items = new ItemService(db, clock, events);
   const core = { merchants, customers, paymentMethods, transactions, invoices, webhooks, items };
   const snapshots = new SnapshotService(db, core, clock);

@@ -263,30 +263,53 @@ export class WebhookService {
   /**
    * The outbox: one pending delivery per active webhook that wants this event, written by the
    * EventBus listener in the unit of work of the change (`ex`), with the record frozen as JSON.
+   * On SQLite, an event no cached webhook wants returns at once without a promise: most charges
+   * have no webhook, and neither the JSON nor a promise is made for them.
    */
-  async enqueue(ex: Executor, event: SandboxEvent): Promise<void> {
+  enqueue(ex: Executor, event: SandboxEvent): Promise<void> | undefined {
+    // On PostgreSQL other processes register webhooks too: the write picks them from the table itself
+    // (INSERT … SELECT, held until the unit's end), so none made elsewhere is missed and no read waits.
+    if (ex.dialect === "postgres") {
+      const now = this.clock.now(event.merchantId);
+      const merchantId = event.merchantId;
+      const dueAtMs = now.getTime();
+      return repo.insertDeliveriesOfEvent(
+        ex,
+        {
+          merchantId,
+          event: event.name,
+          recordId: event.record.id,
+          body: JSON.stringify(event.record),
+          dueAtMs,
+          createdAt: formatTimestamp(now),
+        },
+        (n) => n > 0 && this.written(merchantId, dueAtMs),
+      );
+    }
+    const cached = this.active.get(event.merchantId);
+    if (cached) return this.enqueueFor(ex, event, cached);
+    return this.activeHooks(ex, event.merchantId).then((all) => this.enqueueFor(ex, event, all));
+  }
+
+  /** SQLite's outbox rows of one event for the merchant's active webhooks `all` (nothing, when none wants it). */
+  private enqueueFor(
+    ex: Executor,
+    event: SandboxEvent,
+    all: readonly { id: string; event: string }[],
+  ): Promise<void> | undefined {
+    const hooks = all.filter((hook) => hook.event === event.name || hook.event === "*");
+    if (hooks.length === 0) return undefined;
     const now = this.clock.now(event.merchantId);
     const [merchantId, dueAtMs, body] = [event.merchantId, now.getTime(), JSON.stringify(event.record)];
     const common = { merchantId, event: event.name, recordId: event.record.id, body, dueAtMs };
     const stamp = { createdAt: formatTimestamp(now) };
-    // On PostgreSQL other processes register webhooks too: the write picks them from the table itself
-    // (INSERT … SELECT, held until the unit's end), so none made elsewhere is missed and no read waits.
-    if (ex.dialect === "postgres") {
-      return repo.insertDeliveriesOfEvent(
-        ex,
-        { ...common, ...stamp },
-        (n) => n > 0 && this.written(merchantId, dueAtMs),
-      );
-    }
-    const all = this.active.get(merchantId) ?? (await this.activeHooks(ex, merchantId));
-    const hooks = all.filter((hook) => hook.event === event.name || hook.event === "*");
-    if (hooks.length === 0) return;
     const rows = hooks.map((hook) => ({ ...common, ...stamp, id: crypto.randomUUID(), webhookId: hook.id }));
-    await repo.insertDeliveries(
-      ex,
-      rows.map((row) => ({ ...row, redeliveryOf: null })),
-    );
-    this.written(merchantId, dueAtMs);
+    return repo
+      .insertDeliveries(
+        ex,
+        rows.map((row) => ({ ...row, redeliveryOf: null })),
+      )
+      .then(() => this.written(merchantId, dueAtMs));
   }
 
   /** Deliveries, newest first, each with its attempt log (all attempts in one query). */
