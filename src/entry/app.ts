@@ -30,6 +30,7 @@ import { webpaymentRoutes } from "../http/routes/webpayment";
 import { webhookRoutes } from "../http/routes/webhooks";
 import { disputeRoutes } from "../http/routes/disputes";
 import { hostedRoutes } from "../http/hosted/index";
+import { shareCompiledChecks } from "../http/compiled-checks";
 import pkg from "../../package.json";
 import { buildDeps, type CreateAppOptions } from "./deps";
 import type { RouteInfo } from "../services/faults";
@@ -47,6 +48,8 @@ export async function createApp(options: CreateAppOptions) {
 }
 
 export function composeApp(deps: AppDeps) {
+  // Every app of this process shares the route schemas' compiled checks (src/http/compiled-checks.ts).
+  shareCompiledChecks();
   // The routes of the composed app, for the fault patterns of /_sandbox/faults to be checked against.
   const routes: RouteInfo[] = [];
   // The fixture steps run through a second instance of this app, made on first use: it has no

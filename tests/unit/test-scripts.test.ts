@@ -41,4 +41,10 @@ describe("the test scripts", () => {
     expect(pkg.scripts.test).toContain("bun test");
     expect(ignored(pkg.scripts.test)).toEqual([]);
   });
+
+  test("test:fast shares one module registry per worker; npm test runs every file isolated", () => {
+    expect(pkg.scripts["test:fast"]).toContain("--no-isolate");
+    expect(pkg.scripts.test).not.toContain("--no-isolate");
+    expect(pkg.scripts["test:postgres"]).not.toContain("--no-isolate");
+  });
 });
