@@ -6,6 +6,7 @@
  * out exist.
  */
 import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json";
 
@@ -46,5 +47,15 @@ describe("the test scripts", () => {
     expect(pkg.scripts["test:fast"]).toContain("--no-isolate");
     expect(pkg.scripts.test).not.toContain("--no-isolate");
     expect(pkg.scripts["test:postgres"]).not.toContain("--no-isolate");
+  });
+
+  test("test:fast starts the slowest files first, by a timings file that names only test files", async () => {
+    const timings = pkg.scripts["test:fast"].match(/--timings=(\S+)/)?.[1];
+    expect(timings).toBe("tests/fast-timings.json");
+    const { version, files } = await Bun.file(join(ROOT, timings!)).json();
+    expect(version).toBe(1);
+    const named = Object.keys(files);
+    expect(named.length).toBeGreaterThan(100);
+    expect(named.filter((file) => !existsSync(join(ROOT, file)) || !file.endsWith(".test.ts"))).toEqual([]);
   });
 });
