@@ -18,6 +18,8 @@ export interface Call {
   /** An API key, or false for none (default: the merchant's key). */
   auth?: string | false;
   headers?: Record<string, string>;
+  /** A rule-breaking call: the member whose rule it breaks (Prism's refusal must name it). */
+  breaks?: string;
   /** 4xx statuses this valid call may answer (a documented answer, not a fault). */
   expect?: number[];
 }
@@ -89,6 +91,9 @@ export async function validCalls(ctx: TestContext, send: Send): Promise<void> {
   const other = await op("POST", "/charge", { body: { payment_method_id: card.id, total: 4 } });
   await op("POST", at("/transaction/{id}/void-or-refund", other.id), { body: {} });
   await op("POST", "/charge", { body: { payment_method_id: bank.id, total: 20 } });
+  // Totals that a bare `multipleOf: 0.01` misjudges in binary floating point (19.99 / 0.01 ≠ 1999).
+  await op("POST", "/charge", { body: { payment_method_id: card.id, total: 19.99 } });
+  await op("POST", "/charge", { body: { payment_method_id: card.id, total: "0.07" } });
   await op("POST", "/credit", { body: { payment_method_id: card.id, total: 5 } });
   await op("GET", `/surcharge/review?payment_method_id=${card.id}&total=10`);
 
@@ -112,6 +117,11 @@ export async function validCalls(ctx: TestContext, send: Send): Promise<void> {
   });
   await op("POST", at("/webpayment/{token}/invoice", token), {
     body: { payment_method_id: card.id, total: 6, customer_id: customer.id, firstname: "Ada", lastname: "Lovelace" },
+    auth: false,
+  });
+  // Without a customer_id, the payer's contact is required (and the short phone of a customer is not checked above).
+  await op("POST", at("/webpayment/{token}/invoice", token), {
+    body: { payment_method_id: card.id, total: 1.13, ...PAYER },
     auth: false,
   });
   const doomed = await op("POST", "/invoice", { body: { customer_id: customer.id, total: 1 } });
@@ -242,6 +252,16 @@ export async function validCalls(ctx: TestContext, send: Send): Promise<void> {
   await op("POST", "/_sandbox/reset");
 }
 
+/** A payer's names and contact, as pay() sends them without a customer_id. */
+const PAYER = {
+  firstname: "Ada",
+  lastname: "Lovelace",
+  phone: "5555550100",
+  address_1: "1 Analytical Way",
+  address_city: "London",
+  address_state: "LN",
+};
+
 /** Requests breaking a rule the server enforces, each in a form the document can say. */
 export function BAD_REQUESTS(ctx: TestContext): Call[] {
   // JSON null too is a 422 at the server; Prism reads a null body as none, so it is checked in
@@ -267,10 +287,58 @@ export function BAD_REQUESTS(ctx: TestContext): Call[] {
     { method: "POST", path: "/customer", body: { firstname: "A", email: "not-an-address" } },
     { method: "POST", path: "/charge", body: { payment_method_id: "x", total: "ten" } },
     { method: "POST", path: "/charge", body: { total: 10 } },
+    // total > 0 with at most two decimals, as a JSON number and as a numeric string.
+    ...[0, -5, 19.999, 0.001, 100_000_000, "0", "0.00", "-1", "19.999", "1e3", "123456789"].map((total) => ({
+      method: "POST",
+      path: "/charge",
+      body: { payment_method_id: "x", total },
+      breaks: "total",
+    })),
+    { method: "POST", path: "/credit", body: { payment_method_id: "x", total: 0 }, breaks: "total" },
+    { method: "POST", path: "/invoice", body: { customer_id: "x", total: 10.005 }, breaks: "total" },
+    { method: "POST", path: "/invoice/schedule", body: { rule: "FREQ=MONTHLY", total: "0.00" }, breaks: "total" },
+    { method: "POST", path: "/transaction/x/refund", body: { total: 0.001 }, breaks: "total" },
+    { method: "POST", path: "/query/payment-links", body: { common_name: "Gift", amount: 0 }, breaks: "amount" },
+    // pay()'s invoice step: names always, contact without a customer_id (each refused alone).
+    ...["firstname", "lastname", "phone", "address_1", "address_city", "address_state"].map((field) => ({
+      method: "POST",
+      path: `/webpayment/${ctx.token}/invoice`,
+      body: { payment_method_id: "x", total: 5, ...PAYER, [field]: undefined },
+      auth: false as const,
+      breaks: field,
+    })),
+    {
+      method: "POST",
+      path: `/webpayment/${ctx.token}/invoice`,
+      body: { payment_method_id: "x", total: 5, ...PAYER, phone: "555" },
+      auth: false,
+      breaks: "phone",
+    },
+    {
+      method: "POST",
+      path: `/webpayment/${ctx.token}/invoice`,
+      body: { payment_method_id: "x", total: 5, customer_id: "  ", firstname: "Ada", lastname: "Lovelace" },
+      auth: false,
+      breaks: "customer_id",
+    },
+    {
+      method: "POST",
+      path: `/webpayment/${ctx.token}/invoice`,
+      body: { payment_method_id: "x", total: 5, customer_id: "c", firstname: " ", lastname: "Lovelace" },
+      auth: false,
+      breaks: "firstname",
+    },
+    {
+      method: "POST",
+      path: `/webpayment/${ctx.token}/payment-link/no-such-link/pay`,
+      body: { payment_method_id: "x", lastname: "Lovelace" },
+      auth: false,
+      breaks: "firstname",
+    },
     { method: "POST", path: "/webhook", body: { target_url: "http://127.0.0.1:9/x", event: "nope" } },
     { method: "POST", path: "/webhook", body: { target_url: "ftp://127.0.0.1/x", event: "*" } },
-    { method: "POST", path: "/webhook?target_url=http%3A%2F%2F127.0.0.1%3A9%2Fx&event=nope" },
-    { method: "POST", path: "/webhook?target_url=ftp%3A%2F%2F127.0.0.1%2Fx&event=*" },
+    { method: "POST", path: "/webhook?target_url=http%3A%2F%2F127.0.0.1%3A9%2Fx&event=nope", breaks: "query.event" },
+    { method: "POST", path: "/webhook?target_url=ftp%3A%2F%2F127.0.0.1%2Fx&event=*", breaks: "query.target_url" },
     {
       method: "POST",
       path: "/webhook",

@@ -107,8 +107,28 @@ describe("the OpenAPI document, through Stoplight Prism's validating proxy", () 
       const proxied = await readProxied(await request(prism.url, call));
       if (!proxied.refusedByPrism) {
         problems.push(`${label}: the document allows it (the server answered ${direct.status})`);
+      } else if (call.breaks && !proxied.violations.some((v) => v.includes(call.breaks!))) {
+        problems.push(`${label}: Prism refused it, but not for ${call.breaks}: ${proxied.violations.join("; ")}`);
       }
     }
     expect(problems).toEqual([]);
   }, 120_000);
+
+  test("Prism judges a total as the server does: 19.99 passes, 19.999 and 0 are refused, as number or string", async () => {
+    const TAKEN = [19.99, 0.07, 1.13, 4.35, 99_999_999.99, "19.99", " 10.500 "];
+    const REFUSED = [19.999, 0.001, 0, -1, 100_000_000, "0.00", "19.999", "1e3"];
+    const verdicts = [];
+    for (const total of [...TAKEN, ...REFUSED]) {
+      // An unknown payment method: a total the rules take gets a 404 after them, not a charge.
+      const call: Call = { method: "POST", path: "/charge", body: { payment_method_id: "no-such-method", total } };
+      const direct = await request(sandbox.url, call);
+      const refusedByServer = direct.status === 422 && "total" in ((await direct.json()) as any).errors;
+      const proxied = await readProxied(await request(prism.url, call));
+      verdicts.push({ total, server: !refusedByServer, prism: !proxied.refusedByPrism });
+    }
+    expect(verdicts).toEqual([
+      ...TAKEN.map((total) => ({ total, server: true, prism: true })),
+      ...REFUSED.map((total) => ({ total, server: false, prism: false })),
+    ]);
+  }, 60_000);
 });

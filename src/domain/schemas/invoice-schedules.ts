@@ -1,5 +1,14 @@
 import { t } from "elysia";
-import { CustomerRecord, Integer, Meta, Nullable, NullableTimestamp, PaymentMethodRecord, Timestamp } from "./records";
+import {
+  CustomerRecord,
+  Integer,
+  Meta,
+  MoneyInput,
+  Nullable,
+  NullableTimestamp,
+  PaymentMethodRecord,
+  Timestamp,
+} from "./records";
 import { MetaInput } from "./charge";
 
 export const SCHEDULE_STATUSES = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"] as const;
@@ -56,10 +65,11 @@ export const InvoiceScheduleRecord = t.Object(
 );
 export type InvoiceScheduleRecord = typeof InvoiceScheduleRecord.static;
 
-const Total = t.Union([t.Number(), t.String()], {
-  description: "Amount in dollars of each invoice: > 0, at most two decimals; a number or a numeric string",
-  examples: [100, "100.00"],
-});
+const Total = () =>
+  MoneyInput("Amount in dollars of each invoice: > 0, at most two decimals; a number or a numeric string", [
+    100,
+    "100.00",
+  ]);
 const Rule = t.String({
   maxLength: 1000,
   description:
@@ -72,7 +82,7 @@ const Files = t.Array(t.String({ maxLength: 2048 }), { maxItems: 20, description
 export const InvoiceScheduleBody = t.Object(
   {
     rule: Rule,
-    total: Total,
+    total: Total(),
     customer_id: t.Optional(t.String({ description: "Default: the payment method's customer" })),
     payment_method_id: t.Optional(t.String({ description: "Charged at every occurrence (the customer's)" })),
     url: t.Optional(t.String({ maxLength: 2048, description: "Default {public_url}/hosted/invoice/" })),
@@ -88,7 +98,7 @@ export type InvoiceScheduleBody = typeof InvoiceScheduleBody.static;
 export const InvoiceScheduleUpdateBody = t.Object(
   {
     rule: t.Optional(Rule),
-    total: t.Optional(Total),
+    total: t.Optional(Total()),
     active: t.Optional(t.Boolean({ description: "false pauses; true resumes from the next occurrence to come" })),
     payment_method_id: t.Optional(
       Nullable(t.String({ description: "Another of the customer's payment methods; null: send, do not charge" })),

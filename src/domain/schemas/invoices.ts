@@ -1,5 +1,16 @@
 import { t } from "elysia";
-import { CustomerRecord, DeclineFields, ErrorBody, Meta, TransactionRecord } from "./records";
+import { LIMITS } from "../../../packages/rules/validation";
+import {
+  CustomerRecord,
+  DeclineFields,
+  EMAIL_PATTERN,
+  EmailString,
+  ErrorBody,
+  Meta,
+  MoneyInput,
+  RuleString,
+  TransactionRecord,
+} from "./records";
 import { MetaInput } from "./charge";
 
 const Timestamp = t.String({ description: "YYYY-MM-DD HH:MM:SS (UTC)" });
@@ -66,20 +77,35 @@ export const InvoiceDeclinedBody = t.Object(
   { title: "InvoicePaymentDeclined", description: "402: the processor declined; the invoice shows the failed attempt" },
 );
 
-const Total = t.Union([t.Number(), t.String()], {
-  description: "Amount in dollars: > 0, at most two decimals; a number or a numeric string",
-  examples: [10.5, "10.50"],
-});
+const Total = () =>
+  MoneyInput("Amount in dollars: > 0, at most two decimals; a number or a numeric string", [10.5, "10.50"]);
 
-/** Fields shared by both ways of creating an invoice. Rules live in packages/rules/validation.ts. */
-const invoiceFields = {
-  total: Total,
+/** Fields shared by both ways of creating an invoice (fresh schemas per use). Rules live in packages/rules/validation.ts. */
+const invoiceFields = () => ({
+  total: Total(),
   // Unnormalized (src/domain/schemas/charge.ts): an object schema would turn [1] into {"0": 1}.
   meta: t.Optional(MetaInput),
   url: Str("Hosted invoice address prefix (default {public_url}/hosted/invoice/)"),
   send_receipt: t.Optional(t.Boolean({ description: "E-mail a receipt on every payment attempt (default true)" })),
   email: Str("Where receipts go (default: the customer's e-mail)"),
-};
+});
+
+/** A string with something besides blanks: what the shared rules' "required" means. */
+const NOT_BLANK = { type: "string", pattern: "\\S" };
+
+const CONTACT_NOTE = "Required when no customer_id is given (then also checked); ignored with one";
+
+/**
+ * The payer's first or last name: required, not blank, at most 50 characters. Stated in the
+ * document (PAYER_NAMES_REQUIRED) and checked by the invoice step's rules, not by the route's
+ * schema check: an unknown link or token answers 404 before any field is looked at, and a request
+ * gets every broken field at once (see RuleString).
+ */
+export const PayerName = (name: string) =>
+  RuleString({ pattern: "\\S", maxLength: LIMITS.name, description: `Required, not blank; the payer's ${name}` });
+
+/** Object options making firstname and lastname required in the document only (see PayerName). */
+export const PAYER_NAMES_REQUIRED = { allOf: [{ required: ["firstname", "lastname"] }] };
 
 /** POST /webpayment/{token}/invoice: pay()'s extraDetails without card or bank fields. */
 export const PublicInvoiceBody = t.Object(
@@ -89,19 +115,38 @@ export const PublicInvoiceBody = t.Object(
       "An open (DRAFT or ATTEMPTED) invoice of the merchant to pay instead of creating one: the hosted payment page passes pay({invoice_id}). `total` must equal its balance due; its customer, meta and url stay.",
     ),
     customer_id: Str("An existing customer of the merchant; the payment method's customer otherwise"),
-    ...invoiceFields,
-    firstname: Str("Required, not blank"),
-    lastname: Str("Required, not blank"),
-    phone: Str(),
+    ...invoiceFields(),
+    firstname: t.Optional(PayerName("firstname")),
+    lastname: t.Optional(PayerName("lastname")),
+    phone: Str(CONTACT_NOTE),
     company: Str(),
-    address_1: Str(),
+    address_1: Str(CONTACT_NOTE),
     address_2: Str(),
-    address_city: Str(),
-    address_state: Str(),
-    address_zip: Str(),
+    address_city: Str(CONTACT_NOTE),
+    address_state: Str(CONTACT_NOTE),
+    address_zip: Str("Required when the merchant has avs_zip"),
     address_country: Str(),
   },
-  { title: "WebPaymentInvoiceRequest" },
+  {
+    title: "WebPaymentInvoiceRequest",
+    ...PAYER_NAMES_REQUIRED,
+    // Without a customer_id, the payer's contact is required and checked; with one, it is ignored.
+    anyOf: [
+      { required: ["customer_id"], properties: { customer_id: NOT_BLANK } },
+      {
+        required: ["phone", "address_1", "address_city", "address_state"],
+        properties: {
+          phone: { ...NOT_BLANK, minLength: LIMITS.phoneMin },
+          address_1: { ...NOT_BLANK, maxLength: LIMITS.address },
+          address_2: { type: "string", maxLength: LIMITS.address },
+          address_city: { ...NOT_BLANK, maxLength: LIMITS.address },
+          address_state: { ...NOT_BLANK, maxLength: LIMITS.state },
+          address_country: { type: "string", pattern: `^$|^[\\s\\S]{${LIMITS.country}}$` },
+          email: { type: "string", pattern: EMAIL_PATTERN, maxLength: 254 },
+        },
+      },
+    ],
+  },
 );
 export type PublicInvoiceBody = typeof PublicInvoiceBody.static;
 
@@ -109,7 +154,8 @@ export type PublicInvoiceBody = typeof PublicInvoiceBody.static;
 export const InvoiceBody = t.Object(
   {
     customer_id: t.String({ description: "The customer the invoice is for" }),
-    ...invoiceFields,
+    ...invoiceFields(),
+    email: t.Optional(EmailString("Where receipts go (default: the customer's e-mail)")),
     payment_method_id: Str("A payment method of the merchant to remember on the invoice"),
     is_partial_payment_enabled: t.Optional(t.Boolean()),
     due_at: Str("YYYY-MM-DD or YYYY-MM-DD HH:MM:SS"),
@@ -124,7 +170,7 @@ export type InvoiceBody = typeof InvoiceBody.static;
  */
 export const InvoiceUpdateBody = t.Object(
   {
-    total: t.Optional(Total),
+    total: t.Optional(Total()),
     meta: t.Optional(MetaInput),
     url: Str("Hosted invoice address prefix"),
     send_receipt: t.Optional(t.Boolean({ description: "E-mail a receipt on every payment attempt" })),

@@ -4,8 +4,9 @@
  * (docs/contract.md §5, "Payment links").
  */
 import { t } from "elysia";
-import { Integer, Nullable, NullableTimestamp, Timestamp } from "./records";
+import { Integer, MoneyInput, Nullable, NullableTimestamp, Timestamp } from "./records";
 import { PriceInput } from "./items";
+import { PAYER_NAMES_REQUIRED, PayerName } from "./invoices";
 
 const TIMESTAMP_PATTERN = "^\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2})?$";
 
@@ -41,12 +42,15 @@ export const PaymentLinkRecord = t.Object(
 export type PaymentLinkRecord = typeof PaymentLinkRecord.static;
 
 const Money = t.Union([t.Number(), t.String()], { description: "Dollars: a number or a numeric string" });
+/** A link's amount or total: > 0, at most two decimals (a fresh schema per use). */
+const Amount = (description = "Dollars: > 0, at most two decimals; a number or a numeric string") =>
+  MoneyInput(description, [15, "15.00"]);
 const Flag = t.Optional(t.Boolean());
 
 /** link_meta: the real members (any other member is kept as given). */
 export const LinkMetaInput = t.Object(
   {
-    total: t.Optional(Money),
+    total: t.Optional(Amount()),
     memo: t.Optional(t.String({ maxLength: 500 })),
     successRedirect: t.Optional(t.String({ maxLength: 2000, description: "Where the page goes after a payment" })),
     frequency: t.Optional(
@@ -92,7 +96,7 @@ export const LinkMetaInput = t.Object(
 const linkFields = {
   url: t.Optional(t.String({ maxLength: 2000 })),
   link_meta: t.Optional(LinkMetaInput),
-  amount: t.Optional(Money),
+  amount: t.Optional(Amount()),
   active: t.Optional(t.Union([t.Boolean(), t.Literal(0), t.Literal(1)], { description: "Default on" })),
   expires_at: t.Optional(
     t.Union([t.String({ pattern: TIMESTAMP_PATTERN }), t.Null()], {
@@ -123,9 +127,9 @@ export type PaymentLinkUpdateBody = typeof PaymentLinkUpdateBody.static;
 export const LinkStatsBody = t.Object(
   {
     total: t.Optional(
-      t.Union([t.Number(), t.String()], {
-        description: "Required: the sale's amount in dollars (> 0); checked after the link is found (404 first)",
-      }),
+      Amount(
+        "Required: the sale's amount in dollars (> 0, at most two decimals); checked after the link is found (404 first)",
+      ),
     ),
   },
   { title: "PaymentLinkStatsRequest" },
@@ -197,14 +201,16 @@ export const LinkListQuery = {
 export const LinkPayBody = t.Object(
   {
     payment_method_id: t.String({ description: "The id tokenize returned" }),
-    total: t.Optional(Money),
+    total: t.Optional(
+      Amount("On a link whose total is editable, what the payer pays; otherwise, if given, the link's amount"),
+    ),
     email: t.Optional(t.String({ maxLength: 254 })),
-    firstname: t.Optional(t.String({ maxLength: 50, description: "Required (the invoice step's rule)" })),
-    lastname: t.Optional(t.String({ maxLength: 50, description: "Required (the invoice step's rule)" })),
+    firstname: t.Optional(PayerName("firstname")),
+    lastname: t.Optional(PayerName("lastname")),
     address_zip: t.Optional(t.String()),
     address_1: t.Optional(t.String()),
   },
-  { title: "PaymentLinkPayRequest" },
+  { title: "PaymentLinkPayRequest", ...PAYER_NAMES_REQUIRED },
 );
 export type LinkPayBody = typeof LinkPayBody.static;
 

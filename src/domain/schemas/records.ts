@@ -28,22 +28,62 @@ export const RuleString = (rule: Record<string, unknown>) =>
   Type.Unsafe<string>({ ...rule, type: "string", [Kind]: "Unknown" });
 
 /** An e-mail address, or empty (the shared rule's isValidEmail, as a pattern). */
+export const EMAIL_PATTERN = "^$|^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$";
+
+/** An e-mail address, or empty (EMAIL_PATTERN). */
 export const EmailString = (description?: string) =>
   RuleString({
-    pattern: "^$|^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$",
+    pattern: EMAIL_PATTERN,
     maxLength: 254,
     ...(description ? { description } : {}),
   });
 
-/** A numeric string as the money parser reads one (packages/rules parseTotalCents). */
-export const NUMERIC_STRING = "^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$";
+/**
+ * A total as a string, as the money parser takes one (packages/rules parseTotalCents): digits with
+ * at most two decimals that count (trailing zeros do not: "10.500"), at most 8 whole digits
+ * (leading zeros do not count), above 0, blanks around allowed.
+ */
+export const MONEY_STRING = "^\\s*(0*[1-9][0-9]{0,7}(\\.[0-9]{1,2}0*)?|0+\\.(0[1-9]|[1-9][0-9]?)0*)\\s*$";
+
+/** The largest total in dollars (packages/rules LIMITS.maxTotalCents). */
+const MAX_TOTAL = 99_999_999.99;
 
 /**
- * A total in dollars as the API takes it: a JSON number or a numeric string. The rest of the rule
- * (> 0, at most two decimals, at most 99999999.99) is the service's, with its own messages.
+ * Whole n, coprime with 10, whose 1/n of a cent the number form of a total is tested against.
+ * `multipleOf: 0.01` alone is misjudged by validators that divide in binary floating point, such
+ * as ajv (Prism's) and Python's jsonschema: 19.99 / 0.01 is 1998.9999999999998, so one valid total
+ * in seven was refused. A multiple of 0.01 is a multiple of 0.01 / n for every whole n, and for n
+ * coprime with 10 a number with a third decimal is a multiple of none of them; each division rounds
+ * its own way, and for every total some n lands exactly. Checked once with ajv's test (`x / d !==
+ * parseInt(x / d)`) for every cent value up to 1,000,000.00 and 50 million random ones up to the
+ * largest (n up to 21 was needed; 13, 17 and 23 are spares); tests/unit/document-rules.test.ts
+ * holds a sample with ajv itself. A decimal validator takes the first branch alone.
+ */
+const CENT_FRACTIONS = [1, 3, 7, 9, 11, 13, 17, 19, 21, 23];
+
+/** A total as a JSON number: above 0, at most 99,999,999.99, at most two decimals (see CENT_FRACTIONS). */
+const moneyNumber = () => ({
+  type: "number",
+  exclusiveMinimum: 0,
+  maximum: MAX_TOTAL,
+  anyOf: CENT_FRACTIONS.map((n) => ({ type: "number", multipleOf: 0.01 / n })),
+});
+
+/**
+ * A total in dollars as the API takes it: a JSON number or a numeric string, above 0, at most two
+ * decimals, at most 99999999.99. The document states all of it (a fresh schema per use: Elysia
+ * edits schemas in place); the service checks it (as RuleString), so a request gets every broken
+ * field at once in the rules' own words.
  */
 export const MoneyInput = (description: string, examples: unknown[]) =>
-  t.Union([t.Number(), RuleString({ pattern: NUMERIC_STRING })], { description, examples });
+  Type.Unsafe<number | string>({
+    [Kind]: "Unknown",
+    // oneOf (a value is one or the other): Elysia's normalizer treats an anyOf as a TypeBox union and
+    // cannot mirror these plain branches.
+    oneOf: [moneyNumber(), { type: "string", pattern: MONEY_STRING }],
+    description,
+    examples,
+  });
 
 /** One of `values` (see RuleString). */
 export const OneOfString = (values: readonly string[], description?: string) =>

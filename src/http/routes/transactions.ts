@@ -5,7 +5,7 @@ import { merchantAuth } from "../auth";
 import { IdempotencyHeaders, idempotency } from "../idempotency";
 import type { AppDeps } from "../deps";
 import { assertValid, ValidationFailed } from "../../domain/errors";
-import { AUTH_ERRORS, ErrorBody, PageOf, PageQuery, TransactionRecord } from "../../domain/schemas/records";
+import { AUTH_ERRORS, ErrorBody, MoneyInput, PageOf, PageQuery, TransactionRecord } from "../../domain/schemas/records";
 import { MetaInput } from "../../domain/schemas/charge";
 import { FundingRecord } from "../../domain/schemas/deposits";
 import { validateMeta } from "../../../packages/rules/validation";
@@ -40,10 +40,7 @@ const AmountBody = (what: string) =>
   t.Optional(
     t.Object({
       total: t.Optional(
-        t.Union([t.Number(), t.String()], {
-          description: `${what}. Dollars: > 0, at most two decimals; a number or a numeric string`,
-          examples: [5, "5.00"],
-        }),
+        MoneyInput(`${what}. Dollars: > 0, at most two decimals; a number or a numeric string`, [5, "5.00"]),
       ),
       idempotency_id: t.Optional(t.String({ description: "Same as the Idempotency-Key header" })),
     }),
