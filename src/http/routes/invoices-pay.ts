@@ -3,6 +3,7 @@ import type { Executor } from "../../services";
 import type { PayInvoiceBody } from "../../domain/schemas/invoices";
 import { declineFields } from "../../domain/gateway";
 import type { SurchargePolicy } from "../../domain/surcharge";
+import type { MerchantRow } from "../../services/merchants";
 
 export interface PayRequest {
   merchantId: string;
@@ -12,6 +13,8 @@ export interface PayRequest {
   isMerchantPresent: boolean;
   /** The authenticated merchant's surcharge settings (its row is already read); omitted, the charge reads them. */
   surcharge?: SurchargePolicy;
+  /** The authenticated merchant's row, for the receipt (omitted, the receipt reads it). */
+  merchant?: MerchantRow;
 }
 
 /**
@@ -42,6 +45,7 @@ export function payInvoice(deps: AppDeps, request: PayRequest) {
     const {
       invoice,
       transaction,
+      paymentMethod,
       record: built,
     } = await invoices.pay(tx, request.merchantId, request.invoiceId, request.paymentMethodId, {
       source: request.source,
@@ -51,9 +55,15 @@ export function payInvoice(deps: AppDeps, request: PayRequest) {
     const record = built ?? (await invoices.toRecord(tx, invoice));
     // An approved payment of an invoice with meta.update_inventory takes its items out of stock.
     if (transaction.success === 1) await items.takeStock(tx, request.merchantId, record.meta);
-    // The receipt shows the attempt as this unit of work left it: no need to read it again.
+    // The receipt shows the attempt as this unit of work left it, with the payment method it charged
+    // and the merchant the request authenticated: nothing to read again.
     const afterCommit = () =>
-      receipts.afterInvoicePayment(request.merchantId, request.invoiceId, { invoice, transaction });
+      receipts.afterInvoicePayment(request.merchantId, request.invoiceId, {
+        invoice,
+        transaction,
+        paymentMethod,
+        merchant: request.merchant,
+      });
     return transaction.success === 1
       ? { status: 200, body: record, afterCommit }
       : {

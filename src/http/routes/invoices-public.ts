@@ -53,6 +53,7 @@ export function publicInvoiceRoutes(deps: AppDeps) {
         idempotently(
           payInvoice(deps, {
             merchantId: merchant.id,
+            merchant,
             invoiceId: params.id,
             paymentMethodId: body.payment_method_id,
             surcharge: surchargePolicyOf(merchant),

@@ -138,6 +138,7 @@ export function invoiceRoutes(deps: AppDeps) {
         idempotently(
           payInvoice(deps, {
             merchantId: merchant.id,
+            merchant,
             invoiceId: params.id,
             paymentMethodId: body.payment_method_id,
             surcharge: surchargePolicyOf(merchant),

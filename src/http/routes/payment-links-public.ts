@@ -29,6 +29,7 @@ export function publicPaymentLinkRoutes(deps: AppDeps) {
           const opened = await paymentLinks.openPayment(tx, merchant.id, params.id, body, settingsOf(merchant));
           const paid = await payInvoice(deps, {
             merchantId: merchant.id,
+            merchant,
             invoiceId: opened.invoiceId,
             paymentMethodId: body.payment_method_id,
             source: "webpayment",

@@ -11,7 +11,7 @@ import { addError, parseTotalCents, type AvsSettings } from "../../../packages/r
 import type { MerchantCustomField } from "../merchant-options";
 import type { CustomerService } from "../customers";
 import { ApiError, assertValid, invalidState, notFound } from "../../domain/errors";
-import type { PaymentMethodService } from "../payment-methods";
+import type { PaymentMethodRow, PaymentMethodService } from "../payment-methods";
 import type { ChargeInput, TransactionRow, TransactionService } from "../transactions";
 import type { InvoiceBody, InvoiceRecord, PublicInvoiceBody } from "../../domain/schemas/invoices";
 import { invoiceRecords, SETTLED_STATUSES } from "./records";
@@ -270,7 +270,7 @@ export class InvoiceService {
     id: string,
     paymentMethodId: string,
     options: PayOptions,
-  ): Promise<{ invoice: InvoiceRow; transaction: TransactionRow; record?: Invoice }> {
+  ): Promise<{ invoice: InvoiceRow; transaction: TransactionRow; paymentMethod: PaymentMethodRow; record?: Invoice }> {
     const invoice = await this.lockRow(ex, merchantId, id);
     if (invoice.status === "DELETED" || invoice.deleted_at) throw invalidState("The invoice was deleted.");
     if (SETTLED_STATUSES.includes(invoice.status)) {
@@ -278,7 +278,7 @@ export class InvoiceService {
     }
     const balance = invoice.total_cents - invoice.total_paid_cents;
     if (balance <= 0) throw invalidState("Nothing is due on this invoice.", { status: invoice.status });
-    const { row: transaction } = await this.transactions.charge(ex, merchantId, {
+    const { row: transaction, pm } = await this.transactions.charge(ex, merchantId, {
       paymentMethodId,
       totalCents: balance,
       preAuth: false,
@@ -293,9 +293,10 @@ export class InvoiceService {
       invoiceSyncedByCaller: true,
       surcharge: options.surcharge,
     });
-    const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction);
-    if (synced) return { invoice: synced.row, transaction, record: synced.record };
-    return { invoice: await this.getRow(ex, merchantId, id), transaction };
+    // The invoice is still as locked above: the charge wrote only its transaction.
+    const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction, invoice);
+    if (synced) return { invoice: synced.row, transaction, paymentMethod: pm, record: synced.record };
+    return { invoice: await this.getRow(ex, merchantId, id), transaction, paymentMethod: pm };
   }
 
   /** POST /invoice/{id}/pay/{method}: paid in cash or by check (./outside-payments.ts); emits update_invoice. */
@@ -318,16 +319,18 @@ export class InvoiceService {
   /**
    * Writes what the invoice's transactions say about it (./status.ts) and emits update_invoice
    * when anything changed; returns the row as written and its record then (undefined: nothing
-   * changed). `failedCharge` is a declined charge that was just made for it.
+   * changed). `failedCharge` is a declined charge that was just made for it; `locked`, the row as
+   * the caller locked it in this unit of work (not locked and read again).
    */
   private async sync(
     ex: Executor,
     merchantId: string,
     invoiceId: string,
     failedCharge: TransactionRow | null,
+    locked?: InvoiceRow,
   ): Promise<RowAndRecord | undefined> {
     // Locked before its transactions are read: two refunds of its charges at once sync in turn.
-    const row = await repo.lockInvoice(ex, merchantId, invoiceId);
+    const row = locked ?? (await repo.lockInvoice(ex, merchantId, invoiceId));
     if (!row || row.status === "DELETED") return undefined;
     const update = await columnsFromTransactions(ex, row, failedCharge, () => this.clock.timestamp(merchantId));
     if (Object.keys(update).length === 0) return undefined;

@@ -28,14 +28,15 @@ export async function invoiceRecords(
     rows.map((row) => row.id),
   );
   const children = [...byInvoice.values()].flat();
-  // The invoices' customers and their transactions' (usually the same) in one query.
-  const customers = await customersByIds(ex, [
+  // The invoices' customers and their transactions' (usually the same) in one query, sent with the
+  // transactions' own reads (one round trip on PostgreSQL).
+  const reading = customersByIds(ex, [
     ...rows.map((row) => row.customer_id),
     ...children.map((row) => row.customer_id),
   ]);
-  const records = new Map(
-    (await transactions.toRecords(ex, children, customers)).map((record, index) => [children[index]!.id, record]),
-  );
+  const built = await transactions.toRecords(ex, children, reading);
+  const customers = await reading;
+  const records = new Map(built.map((record, index) => [children[index]!.id, record]));
   return rows.map((row) => {
     const customer = customers.get(row.customer_id);
     if (!customer) throw notFound("Customer");

@@ -147,7 +147,7 @@ export class Mailer {
       : relayAllows(this.options.smtpAllow ?? [], mail.to)
         ? "pending"
         : "blocked";
-    await repo.insertEmail(ex, {
+    return repo.insertEmail(ex, {
       id,
       merchant_id: mail.merchantId,
       kind: mail.kind,
@@ -168,7 +168,6 @@ export class Mailer {
       relay_error: relay === "blocked" ? relayBlockedMessage(mail.to) : null,
       created_at: createdAt,
     });
-    return (await repo.findMerchantEmail(ex, mail.merchantId, id))!;
   }
 
   /** Starts relaying a stored message, when a relay is configured and may send to it. */

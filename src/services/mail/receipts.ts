@@ -25,7 +25,7 @@ import { latestOfInvoice, stampReceipt } from "../../storage/repositories/transa
 import type { CustomerService } from "../customers";
 import type { InvoiceService } from "../invoices";
 import type { MerchantService } from "../merchants";
-import type { PaymentMethodService } from "../payment-methods";
+import type { PaymentMethodRow, PaymentMethodService } from "../payment-methods";
 import type { TransactionService } from "../transactions";
 import type { Mailer } from "./mailer";
 import type { Logger } from "../../lib/logger";
@@ -75,15 +75,22 @@ export class ReceiptService {
     return (await this.deps.services.merchants.find(merchantId))!;
   }
 
-  /** What a receipt for this transaction (and its invoice, if any) shows. */
+  /**
+   * What a receipt for this transaction (and its invoice, if any) shows. `charged`: the payment
+   * method the caller has read already (the one the transaction charged), not read again.
+   */
   async view(
     merchant: MerchantRow,
     txn: TransactionRow,
     invoice: InvoiceRow | null,
     ex: Executor = this.deps.db,
+    charged?: PaymentMethodRow,
   ): Promise<ReceiptView> {
     const { paymentMethods } = this.deps.services;
-    const pm = await paymentMethods.getRow(ex, merchant.id, txn.payment_method_id);
+    const pm =
+      charged?.id === txn.payment_method_id
+        ? charged
+        : await paymentMethods.getRow(ex, merchant.id, txn.payment_method_id);
     const success = txn.success === 1;
     // The invoice's details (line items, memo, ...) when there is one, else the transaction's own meta.
     const meta = parseJson<Record<string, unknown>>(invoice?.meta ?? txn.meta, {});
@@ -183,7 +190,12 @@ export class ReceiptService {
   async afterInvoicePayment(
     merchantId: string,
     invoiceId: string,
-    paid?: { invoice: InvoiceRow; transaction: TransactionRow },
+    paid?: {
+      invoice: InvoiceRow;
+      transaction: TransactionRow;
+      paymentMethod?: PaymentMethodRow;
+      merchant?: MerchantRow;
+    },
   ): Promise<EmailRow | null> {
     try {
       const invoice = paid?.invoice ?? (await this.deps.services.invoices.findRow(this.deps.db, merchantId, invoiceId));
@@ -191,10 +203,10 @@ export class ReceiptService {
       if (!invoice || !to) return null;
       const txn = paid?.transaction ?? (await latestOfInvoice(this.deps.db, merchantId, invoiceId));
       if (!txn) return null;
-      const merchant = await this.merchant(merchantId);
+      const merchant = paid?.merchant ?? (await this.merchant(merchantId));
       // receipt_send_declined off: a declined attempt e-mails nobody.
       if (txn.success !== 1 && !settingsOf(merchant).receipt_send_declined) return null;
-      const view = await this.view(merchant, txn, invoice);
+      const view = await this.view(merchant, txn, invoice, this.deps.db, paid?.paymentMethod);
       const row = await this.email(merchant, to, view, view.success ? "receipt" : "receipt_failed");
       await this.deps.services.invoices.markSent(merchantId, invoiceId);
       return row;

@@ -123,13 +123,13 @@ export class TransactionService {
   }
 
   /**
-   * The API records of rows (./records.ts: three queries for any number). `customers` holds
-   * customers the caller has read already (an invoice's), which are not read again.
+   * The API records of rows (./records.ts: three queries for any number, sent together). `customers`
+   * holds customers the caller has read, or is reading (an invoice's), which are not read again.
    */
   toRecords(
     ex: Executor,
     rows: readonly TransactionRow[],
-    customers?: ReadonlyMap<string, CustomerRow>,
+    customers?: ReadonlyMap<string, CustomerRow> | Promise<ReadonlyMap<string, CustomerRow>>,
   ): Promise<Transaction[]> {
     return transactionRecords(ex, rows, customers);
   }
@@ -179,7 +179,7 @@ export class TransactionService {
     ex: Executor,
     merchantId: string,
     input: ChargeInput,
-  ): Promise<{ row: TransactionRow; record: Transaction }> {
+  ): Promise<{ row: TransactionRow; record: Transaction; pm: ChargeablePaymentMethodRow }> {
     const { pm, customer } = await this.paymentMethods.chargeableWithCustomer(ex, merchantId, input.paymentMethodId);
     if (pm.method === "card" && pm.card_exp && cardExpired(pm.card_exp, this.clock.now(merchantId))) {
       throw invalidState(STATE_MESSAGES.cardExpired);
@@ -228,7 +228,7 @@ export class TransactionService {
       record,
       ...(input.invoiceSyncedByCaller && { invoiceSyncedByCaller: true }),
     });
-    return { row, record };
+    return { row, record, pm };
   }
 
   /** POST /credit: money to a payment method with no prior charge, in the caller's unit of work (./credits.ts). */

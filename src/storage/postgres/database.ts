@@ -146,14 +146,22 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
     super();
   }
 
-  /** One statement on a pooled connection: a round trip of its own. */
+  private inFlight = 0;
+
+  /**
+   * One statement on a pooled connection: a round trip of its own, which statements sent while it
+   * is out (reads started together, on other connections of the pool) share in time.
+   */
   protected async query(q: Sql): Promise<ResultArray> {
     const { text, values } = renderSql(q, "postgres");
-    this.trace?.sent([text], true);
+    this.trace?.sent([text], this.inFlight === 0);
+    this.inFlight++;
     try {
       return (await this.client.unsafe(text, values)) as ResultArray;
     } catch (error) {
       throw translate(error);
+    } finally {
+      this.inFlight--;
     }
   }
 

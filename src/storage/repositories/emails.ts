@@ -64,15 +64,17 @@ function nextNumber(ex: Executor, table: "emails" | "sms"): Sql {
     : sql.raw(`(SELECT COALESCE(MAX(seq), 0) + 1 FROM ${table})`);
 }
 
-export async function insertEmail(ex: Executor, row: NewEmail): Promise<void> {
-  await ex.run(
+/** Stores an e-mail and answers the row as stored (its outbox number), in the same statement. */
+export async function insertEmail(ex: Executor, row: NewEmail): Promise<EmailRow> {
+  return (await ex.get<EmailRow>(
     sql`INSERT INTO emails (id, merchant_id, kind, message_id, from_name, from_address, to_address, cc_addresses, reply_to,
           subject, text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at, seq)
         VALUES (${row.id}, ${row.merchant_id}, ${row.kind}, ${row.message_id}, ${row.from_name}, ${row.from_address},
           ${row.to_address}, ${row.cc_addresses}, ${row.reply_to}, ${row.subject}, ${row.text}, ${row.html}, ${row.raw},
           ${row.invoice_id}, ${row.transaction_id}, ${row.relay_status}, ${row.relay_error}, ${row.created_at},
-          ${nextNumber(ex, "emails")})`,
-  );
+          ${nextNumber(ex, "emails")})
+        RETURNING *`,
+  ))!;
 }
 
 /**
