@@ -1,6 +1,6 @@
 import type { Database, Executor } from "../storage/database";
 import * as repo from "../storage/repositories/payment-methods";
-import { customersByIds, findCustomerOfPaymentMethod } from "../storage/repositories/customers";
+import { customersByIds } from "../storage/repositories/customers";
 import type { Listing, PageRequest } from "../domain/pagination";
 import type { PaymentMethodRow } from "../storage/repositories/payment-methods";
 import type { SandboxClock } from "./clock";
@@ -194,20 +194,16 @@ export class PaymentMethodService {
   }
 
   /**
-   * As chargeable(), with the customer: a charge's record needs both. Two single-table reads by
-   * primary key: a JOIN of the two measured 2-3× slower than both reads together in bun:sqlite.
+   * As chargeable(), with the customer: a charge's record needs both, and whether an outcome
+   * sequence is armed for the card. One statement on PostgreSQL, two seeks on SQLite
+   * (repo.findChargeableWithCustomer).
    */
   async chargeableWithCustomer(
     ex: Executor,
     merchantId: string,
     id: string,
   ): Promise<{ pm: repo.ChargeablePaymentMethodRow; customer: CustomerRow }> {
-    // With whether an outcome sequence is armed for the card, in the same read; the customer read
-    // beside it (one round trip on PostgreSQL, where both are sent together).
-    const [found, customer] = await Promise.all([
-      repo.findChargeablePaymentMethod(ex, merchantId, id),
-      findCustomerOfPaymentMethod(ex, merchantId, id),
-    ]);
+    const { pm: found, customer } = await repo.findChargeableWithCustomer(ex, merchantId, id);
     const pm = assertChargeable(found);
     if (!customer) throw notFound("Customer");
     return { pm, customer };

@@ -4,6 +4,7 @@ import type { CheckResult } from "../../../packages/rules/checks";
 import type { BinType } from "../../domain/surcharge";
 import { sql, type Executor } from "../database";
 import { insertionOrder } from "./order";
+import { findCustomerOfPaymentMethod, type CustomerRow } from "./customers";
 
 export interface PaymentMethodRow {
   id: string;
@@ -70,6 +71,38 @@ export function findChargeablePaymentMethod(
         ) THEN 1 ELSE 0 END AS outcomes_armed
         FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`,
   );
+}
+
+/**
+ * {@link findChargeablePaymentMethod} with its customer (`findCustomerOfPaymentMethod`). On
+ * PostgreSQL one statement, the customer row as a JSON object beside the payment method's columns:
+ * a statement fewer saves the server and Bun's client more than the JSON costs. On SQLite the two
+ * reads, each a primary-key seek (a JOIN measured 2-3× slower in bun:sqlite).
+ */
+export async function findChargeableWithCustomer(
+  ex: Executor,
+  merchantId: string,
+  id: string,
+): Promise<{ pm?: ChargeablePaymentMethodRow; customer?: CustomerRow }> {
+  if (ex.dialect !== "postgres") {
+    const [pm, customer] = await Promise.all([
+      findChargeablePaymentMethod(ex, merchantId, id),
+      findCustomerOfPaymentMethod(ex, merchantId, id),
+    ]);
+    return { pm, customer };
+  }
+  const row = await ex.get<ChargeablePaymentMethodRow & { _customer: CustomerRow | null }>(
+    sql`SELECT *, CASE WHEN EXISTS (
+          SELECT 1 FROM sandbox_outcomes o JOIN payment_methods q ON q.id = o.payment_method_id
+          WHERE o.merchant_id = payment_methods.merchant_id AND q.fingerprint = payment_methods.fingerprint
+        ) THEN 1 ELSE 0 END AS outcomes_armed,
+        (SELECT to_jsonb(c) FROM customers c
+          WHERE c.id = payment_methods.customer_id AND c.merchant_id = payment_methods.merchant_id) AS _customer
+        FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`,
+  );
+  if (!row) return {};
+  const { _customer: customer, ...pm } = row;
+  return { pm, customer: customer ?? undefined };
 }
 
 /** Payment methods by id, in one query. */

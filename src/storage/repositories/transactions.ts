@@ -355,17 +355,17 @@ export async function listTransactions(
   const clause = sql.join(where, " AND ");
   // Unfiltered, the total is the per-merchant counter kept by triggers (migration 009), not a COUNT(*) over
   // every row: one row on SQLite, the sum of the merchant's slots on PostgreSQL (migration 035).
-  const total =
+  // The total and the page are sent together (one round trip on PostgreSQL).
+  const [counted, rows] = await Promise.all([
     where.length === 2 && !childType
-      ? ((
-          await ex.get<{ n: number | null }>(
-            sql`SELECT SUM(top_level) AS n FROM transaction_counts WHERE merchant_id = ${merchantId}`,
-          )
-        )?.n ?? 0)
-      : (await ex.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM ${from} WHERE ${clause}`))!.n;
-  const rows = await ex.all<TransactionRow>(
-    sql`SELECT t.* FROM ${from} WHERE ${clause}
+      ? ex.get<{ n: number | null }>(
+          sql`SELECT SUM(top_level) AS n FROM transaction_counts WHERE merchant_id = ${merchantId}`,
+        )
+      : ex.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM ${from} WHERE ${clause}`),
+    ex.all<TransactionRow>(
+      sql`SELECT t.* FROM ${from} WHERE ${clause}
         ORDER BY t.created_at DESC, ${insertionOrder(ex, "t")} DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
-  );
-  return { rows, total };
+    ),
+  ]);
+  return { rows, total: counted?.n ?? 0 };
 }
