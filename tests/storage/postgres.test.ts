@@ -179,6 +179,32 @@ describePostgres("PostgreSQL executor", () => {
     POSTGRES_TIMEOUT_MS,
   );
 
+  test(
+    "a unit of work whose prepared SELECT * a schema change made stale runs again and sees the new column",
+    async () => {
+      const single = await openPostgres(await postgresDatabase("stale-plan"), { max: 1 });
+      try {
+        await single.run(sql`CREATE TABLE stale (id INTEGER PRIMARY KEY)`);
+        await single.run(sql`INSERT INTO stale (id) VALUES (1)`);
+        let runs = 0;
+        // Locking, so the read runs inside the transaction (where PostgreSQL refuses the stale plan).
+        const unit = () =>
+          single.transaction((tx) => {
+            runs++;
+            return tx.get(sql`SELECT * FROM stale WHERE id = ${1} FOR UPDATE`);
+          });
+        expect(await unit()).toEqual({ id: 1 });
+        await single.run(sql`ALTER TABLE stale ADD COLUMN later TEXT NOT NULL DEFAULT 'x'`);
+        runs = 0;
+        expect(await unit()).toEqual({ id: 1, later: "x" });
+        expect(runs).toBe(2);
+      } finally {
+        await single.close();
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
   test("a URL that is not postgres:// or a server that does not answer stops with a clear message", async () => {
     expect(openPostgres("sqlite://x.db")).rejects.toThrow("expected a postgres:// URL, got sqlite://");
     expect(openPostgres("not a url")).rejects.toThrow('expected a postgres:// URL, got "not a url"');

@@ -135,8 +135,23 @@ class PgTransaction extends PgRunner implements PostgresTransaction {
   }
 }
 
-/** Times a unit of work is run when PostgreSQL chose it as a deadlock's victim (it was rolled back). */
-const DEADLOCK_ATTEMPTS = 3;
+/**
+ * Times a unit of work is run when PostgreSQL rolled it back for a reason another run does not
+ * meet again: a deadlock's victim, or a prepared statement a schema change made stale.
+ */
+const ATTEMPTS = 3;
+
+/**
+ * Two units that lock the same rows in opposite orders (a reset and a customer update, say):
+ * PostgreSQL rolls one back. Or the columns of a table a prepared `SELECT *` reads changed (a
+ * migration run by a newer process, a test's ALTER TABLE): inside a transaction the statement fails
+ * once on each connection that had prepared it ("cached plan must not change result type"), and
+ * Bun prepares it again for the next run; outside one Bun does that by itself.
+ */
+function runsAgain(error: unknown): boolean {
+  if (!(error instanceof SQL.PostgresError)) return false;
+  return error.errno === "40P01" || (error.errno === "0A000" && error.routine === "RevalidateCachedQuery");
+}
 
 class PgDatabase extends PgRunner implements PostgresDatabase {
   constructor(
@@ -175,10 +190,8 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
         return result;
       } catch (error) {
         await unit.rollback();
-        // Two units that lock the same rows in opposite orders (a reset and a customer update, say):
-        // PostgreSQL rolls one back. Nothing of it was kept, so it runs again, after the other.
-        const deadlock = error instanceof SQL.PostgresError && error.errno === "40P01";
-        if (!deadlock || attempt >= DEADLOCK_ATTEMPTS) throw error;
+        // Nothing of it was kept, so it runs again.
+        if (!runsAgain(error) || attempt >= ATTEMPTS) throw error;
       } finally {
         // Back to the pool, or closed by Bun if it is still inside a transaction (a failed ROLLBACK).
         await connection.release();
