@@ -247,3 +247,26 @@ describe("the webhook dispatcher", () => {
     expect(dispatcher.scans).toBeGreaterThan(before);
   });
 });
+
+describe("what Elysia prepares for every request", () => {
+  test("no hook takes Elysia's cookie jar, so no request builds one; the dashboard's picker still sets and reads its cookie", async () => {
+    const ctx = await setup();
+    // Elysia reads which context members the app's hooks use (its `inference`, one for the whole
+    // app): one hook taking `cookie` made every request, POST /charge too, parse a cookie jar.
+    expect((ctx.app as unknown as { inference: { cookie: boolean } }).inference.cookie).toBe(false);
+    const other = await ctx.call("POST", "/_sandbox/merchants", { body: { name: "Picked" } });
+    const pick = await ctx.app.handle(
+      new Request("http://localhost/dashboard/merchant", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ merchant_id: other.body.id }),
+      }),
+    );
+    const cookie = pick.headers.get("set-cookie")!;
+    expect(cookie).toBe(`paysandbox_merchant=${other.body.id}; Max-Age=31536000; Path=/; HttpOnly; SameSite=Strict`);
+    const page = await ctx.app.handle(
+      new Request("http://localhost/dashboard/keys", { headers: { cookie: cookie.split(";")[0]! } }),
+    );
+    expect(await page.text()).toContain(other.body.api_key);
+  });
+});

@@ -7,14 +7,7 @@ import { Elysia, t } from "elysia";
 import { ApiError, ValidationFailed } from "../../../domain/errors";
 import { assertWithinClockLimit } from "../../routes/sandbox";
 import { REGENERABLE_KEYS, type RegenerableKey } from "../../../services/merchants";
-import {
-  ACTION_RESPONSES,
-  dashboardPath,
-  dashboardPlugin,
-  MERCHANT_COOKIE,
-  MERCHANT_COOKIE_OPTIONS,
-  type DashboardKit,
-} from "./kit";
+import { ACTION_RESPONSES, dashboardPath, dashboardPlugin, merchantCookie, type DashboardKit } from "./kit";
 
 /** The clock form's limit: a year per click (the API's /_sandbox/clock/advance allows more). */
 const MAX_DASHBOARD_ADVANCE = 31_536_000;
@@ -167,10 +160,10 @@ export function accountActions(kit: DashboardKit) {
     )
     .post(
       "/dashboard/merchant",
-      async ({ body, cookie }) => {
+      async ({ body, set }) => {
         const merchant = await service.merchant(body.merchant_id);
         if (merchant.id !== body.merchant_id) throw new ApiError("not_found", "There is no such merchant.");
-        cookie[MERCHANT_COOKIE]!.set({ value: merchant.id, ...MERCHANT_COOKIE_OPTIONS });
+        set.headers["set-cookie"] = merchantCookie(merchant.id);
         return { redirect: "/" };
       },
       {

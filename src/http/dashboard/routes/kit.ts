@@ -4,6 +4,7 @@
  * the answer of a form action.
  */
 import { t } from "elysia";
+import { parse as parseCookies, serialize as serializeCookie } from "cookie";
 import { html, type Renderable } from "../../../lib/html";
 import { layout, type LayoutContext, type NavItem } from "../layout";
 import type { AppDeps } from "../../deps";
@@ -24,6 +25,15 @@ export const MERCHANT_COOKIE_OPTIONS = {
   httpOnly: true,
   maxAge: 31_536_000,
 } as const;
+
+/**
+ * The Set-Cookie value that picks `merchantId`. Read and written with the `cookie` package (the one
+ * Elysia's own cookie jar uses) rather than through Elysia's `cookie` context: one hook anywhere
+ * that takes `cookie` makes Elysia build a cookie jar for every request of the app, /charge too.
+ */
+export function merchantCookie(merchantId: string): string {
+  return serializeCookie(MERCHANT_COOKIE, merchantId, MERCHANT_COOKIE_OPTIONS);
+}
 
 /** Only this origin's scripts, styles, frames and requests; no inline script or style at all. */
 export const DASHBOARD_CSP =
@@ -167,9 +177,9 @@ export function dashboardKit(deps: AppDeps): DashboardKit {
  * `merchant`, the one the picker's cookie names (else the default merchant).
  */
 export function dashboardPlugin(kit: DashboardKit) {
-  return loopbackOnly(kit.deps).derive({ as: "scoped" }, async ({ cookie }) => {
-    // Elysia decodes the value; one this page did not set ("%", "%E0%A4%A", JSON) is no string, and ignored.
-    const picked = cookie[MERCHANT_COOKIE]?.value;
-    return { merchant: await kit.service.merchant(typeof picked === "string" ? picked : undefined) };
+  return loopbackOnly(kit.deps).derive({ as: "scoped" }, async ({ headers }) => {
+    // A value this page did not set ("%", "%E0%A4%A", JSON) names no merchant: the default one answers.
+    const picked = headers.cookie ? parseCookies(headers.cookie)[MERCHANT_COOKIE] : undefined;
+    return { merchant: await kit.service.merchant(picked || undefined) };
   });
 }
