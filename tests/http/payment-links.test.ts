@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { LINK_MESSAGES } from "../../src/services/catalog/link-rules";
 import { LINE_ITEM_MESSAGES } from "../../src/services/catalog/line-items";
+import { ITEM_MESSAGES } from "../../src/services/catalog/items";
 import { setup, tokenize, waitFor, type TestContext } from "../support/app";
 import { realOperation, shapeDifferences } from "../support/real-api";
 
@@ -84,6 +85,8 @@ describe("POST and GET /query/payment-links", () => {
         LINK_MESSAGES.editableWithItems,
       ],
       [{ amount: 5, link_meta: { total: 6 } }, "amount", LINK_MESSAGES.totalsDiffer],
+      [{ amount: 5, link_meta: { item: "Tea", price: 7.111 } }, "link_meta.price", ITEM_MESSAGES.priceInvalid],
+      [{ link_meta: { item: "Tea", price: "7", tax: "0.555" } }, "link_meta.tax", ITEM_MESSAGES.taxInvalid],
     ];
     for (const [body, field, message] of cases) {
       const res = await ctx.call("POST", "/query/payment-links", { body: { common_name: "x", ...body } });

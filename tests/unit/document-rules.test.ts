@@ -11,6 +11,10 @@ import fc from "fast-check";
 import { parseTotalCents, validateCustomerFields } from "../../packages/rules/validation";
 import { MoneyInput } from "../../src/domain/schemas/records";
 import { PublicInvoiceBody } from "../../src/domain/schemas/invoices";
+import { PriceInput } from "../../src/domain/schemas/items";
+import { SurchargeSettingsFields } from "../../src/domain/schemas/surcharges";
+import { parseSurchargeRate } from "../../src/domain/surcharge";
+import { priceCents } from "../../src/services/catalog/items";
 
 /** A schema as the document states it (TypeBox's symbols dropped), compiled as Prism compiles one. */
 function compile(schema: unknown) {
@@ -98,6 +102,19 @@ describe("a total in the document", () => {
 
   test("neither form takes anything else", () => {
     for (const value of [null, true, [], {}, Number.NaN]) expect(accepts(value)).toBe(false);
+  });
+});
+
+describe("other amounts with at most two decimals", () => {
+  test("a surcharge rate and an item's price: 2.99 and 7.11 pass, 2.999 and 7.111 are refused", () => {
+    const rate = compile(SurchargeSettingsFields.cnp_credit_surcharge_rate);
+    expect([2.99, 0.07, 3, null].map((value) => rate(value))).toEqual([true, true, true, true]);
+    expect([2.999, 0, 3.01].map((value) => rate(value))).toEqual([false, false, false]);
+    expect("error" in parseSurchargeRate(2.999)).toBe(true);
+    const price = compile(PriceInput);
+    expect([7.11, 19.99, 0, "7.11"].map((value) => price(value))).toEqual([true, true, true, true]);
+    expect([7.111, -1].map((value) => price(value))).toEqual([false, false]);
+    expect(priceCents(7.111)).toBeUndefined();
   });
 });
 

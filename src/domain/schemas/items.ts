@@ -3,15 +3,18 @@
  * the request bodies, whose rules are all here (docs/contract.md §5, "Catalog items").
  */
 import { t } from "elysia";
-import { Integer, Nullable, NullableTimestamp, Timestamp } from "./records";
+import { Integer, Nullable, NullableTimestamp, Timestamp, TWO_DECIMALS_CHECKED_BY_SERVICE } from "./records";
 
 const Flag = (description: string) => t.Optional(t.Boolean({ description }));
 
 /** A price in dollars: a number or a numeric string, 0 or more, at most two decimals. */
-export const PriceInput = t.Union([t.Number({ minimum: 0 }), t.String({ pattern: "^\\s*\\d+(\\.\\d+)?\\s*$" })], {
-  description: "Dollars: 0 or more, at most two decimals; a number or a numeric string",
-  examples: [7.11, "7.11"],
-});
+export const PriceInput = t.Union(
+  [t.Number({ minimum: 0, ...TWO_DECIMALS_CHECKED_BY_SERVICE() }), t.String({ pattern: "^\\s*\\d+(\\.\\d+)?\\s*$" })],
+  {
+    description: "Dollars: 0 or more, at most two decimals; a number or a numeric string",
+    examples: [7.11, "7.11"],
+  },
+);
 
 /** The item record of docs/contract.md §6. */
 export const ItemRecord = t.Object(

@@ -41,7 +41,6 @@ export const PaymentLinkRecord = t.Object(
 );
 export type PaymentLinkRecord = typeof PaymentLinkRecord.static;
 
-const Money = t.Union([t.Number(), t.String()], { description: "Dollars: a number or a numeric string" });
 /** A link's amount or total: > 0, at most two decimals (a fresh schema per use). */
 const Amount = (description = "Dollars: > 0, at most two decimals; a number or a numeric string") =>
   MoneyInput(description, [15, "15.00"]);
@@ -79,7 +78,7 @@ export const LinkMetaInput = t.Object(
     active: t.Optional(t.Union([t.Number(), t.Boolean()])),
     item: t.Optional(t.String({ maxLength: 255 })),
     price: t.Optional(PriceInput),
-    quantity: t.Optional(Money),
+    quantity: t.Optional(MoneyInput("The quantity of item: > 0, at most two decimals (default 1)", [2, "1.5"])),
     unitOfMeasurement: t.Optional(t.String()),
     tax: t.Optional(PriceInput),
     productCode: t.Optional(t.String()),

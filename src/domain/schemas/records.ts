@@ -61,13 +61,18 @@ const MAX_TOTAL = 99_999_999.99;
  */
 const CENT_FRACTIONS = [1, 3, 7, 9, 11, 13, 17, 19, 21, 23];
 
-/** A total as a JSON number: above 0, at most 99,999,999.99, at most two decimals (see CENT_FRACTIONS). */
-const moneyNumber = () => ({
-  type: "number",
-  exclusiveMinimum: 0,
-  maximum: MAX_TOTAL,
-  anyOf: CENT_FRACTIONS.map((n) => ({ type: "number", multipleOf: 0.01 / n })),
-});
+/** "A JSON number with at most two decimals", as validators judge it exactly (see CENT_FRACTIONS). */
+export const twoDecimals = () => ({ anyOf: CENT_FRACTIONS.map((n) => ({ type: "number", multipleOf: 0.01 / n })) });
+
+/**
+ * The same for a number schema Elysia checks (t.Number's options): under allOf, which Elysia's
+ * normalizer leaves alone (an anyOf there reads to it as a TypeBox union). TypeBox ignores it; the
+ * service checks the decimals.
+ */
+export const TWO_DECIMALS_CHECKED_BY_SERVICE = () => ({ allOf: [twoDecimals()] });
+
+/** A total as a JSON number: above 0, at most 99,999,999.99, at most two decimals. */
+const moneyNumber = () => ({ type: "number", exclusiveMinimum: 0, maximum: MAX_TOTAL, ...twoDecimals() });
 
 /**
  * A total in dollars as the API takes it: a JSON number or a numeric string, above 0, at most two

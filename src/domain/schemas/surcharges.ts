@@ -3,7 +3,7 @@
  * the real answer fields plus the sandbox's explanation.
  */
 import { t } from "elysia";
-import { Integer, Nullable } from "./records";
+import { Integer, Nullable, TWO_DECIMALS_CHECKED_BY_SERVICE } from "./records";
 import { SURCHARGE_RATE_LIMIT_BPS } from "../surcharge";
 
 /** The surcharge settings a settings change takes (PUT /team/options, PUT /_sandbox/merchants/{id}/settings). */
@@ -16,6 +16,7 @@ export const SurchargeSettingsFields = {
       t.Number({
         exclusiveMinimum: 0,
         maximum: SURCHARGE_RATE_LIMIT_BPS / 100,
+        ...TWO_DECIMALS_CHECKED_BY_SERVICE(),
         description:
           "the surcharge in percent, above 0 and at most 3 (the card brands' limit), two decimals at most; null clears it",
       }),

@@ -25,6 +25,7 @@ export const ITEM_MESSAGES = {
     `Not enough stock of "${item}" for this payment: ${inStock} in stock, ${quantity} on the invoice.`,
   metaObject: "The meta must be an object or the JSON text of one.",
   priceInvalid: "The price must be 0 or more, with at most two decimals.",
+  taxInvalid: "The tax must be 0 or more, with at most two decimals.",
 } as const;
 
 /** Cents of a price in dollars (0 allowed), or undefined when it is not one. */

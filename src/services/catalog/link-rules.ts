@@ -10,7 +10,7 @@ import { centsToNumber } from "../../domain/money";
 import { addError, parseTotalCents, type FieldErrors } from "../../../packages/rules/validation";
 import type { LinkInactiveReason } from "../../domain/schemas/payment-links";
 import { lineCents, priceLineItems } from "./line-items";
-import { priceCents } from "./items";
+import { ITEM_MESSAGES, priceCents } from "./items";
 import { parseRule } from "../invoice-schedules/rules";
 
 export const LINK_MESSAGES = {
@@ -121,6 +121,9 @@ export async function priceLinkMeta(
   const quantity = meta.quantity === undefined ? { cents: 100 } : parseTotalCents(meta.quantity);
   const tax = meta.tax === undefined ? 0 : priceCents(meta.tax);
   if ("error" in quantity) addError(errors, "link_meta.quantity", "The quantity must be greater than 0.");
+  // A price or tax the rules refuse is named, not taken as "no price" (7.111 was once ignored).
+  if (price === undefined) addError(errors, "link_meta.price", ITEM_MESSAGES.priceInvalid);
+  if (tax === undefined) addError(errors, "link_meta.tax", ITEM_MESSAGES.taxInvalid);
   if (price === undefined || tax === undefined || !("cents" in quantity)) return { cents: undefined, meta };
   return { cents: lineCents(price, quantity.cents) + tax, meta };
 }
