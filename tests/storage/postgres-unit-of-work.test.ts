@@ -3,7 +3,7 @@
  * with the first statement (none before a plain read), writes held until the next statement or the
  * end (one statement of independent ones), savepoints sent with what follows them. What must hold whatever is pipelined: a held write that fails fails the
  * whole unit and nothing of it is kept; a savepoint undoes only its own writes, held ones included;
- * and a later statement of the unit sees the held write.
+ * a later statement of the unit sees the held write; and a connection is held only from BEGIN on.
  */
 import { beforeAll, expect, test } from "bun:test";
 import { sql, UniqueViolation, writeBehind, type Database } from "../../src/storage/database";
@@ -82,6 +82,48 @@ describePostgres("a PostgreSQL unit of work, pipelined", () => {
       "UPDATE items SET id = id WHERE id = $1",
       "COMMIT",
     ]);
+  });
+
+  test("a unit holds a connection of the pool only from its BEGIN on", async () => {
+    // One connection: a unit that kept it from its start would make the statement beside it wait.
+    const single = await openPostgres(await postgresDatabase("unit_of_work_lazy"), { max: 1, idleTimeout: 1 });
+    try {
+      await single.run(sql`CREATE TABLE items (id INTEGER PRIMARY KEY)`);
+      let go!: () => void;
+      const paused = new Promise<void>((resolve) => (go = resolve));
+      const seen: string[] = [];
+      const unit = single.transaction(async (tx) => {
+        await tx.get(sql`SELECT COUNT(*) AS n FROM items`);
+        seen.push("unit read");
+        await paused;
+        await writeBehind(tx, sql`INSERT INTO items (id) VALUES (${1})`);
+      });
+      while (seen.length === 0) await Bun.sleep(1);
+      await single.get(sql`SELECT 1 AS one`);
+      seen.push("beside");
+      go();
+      await unit;
+      expect(seen).toEqual(["unit read", "beside"]);
+      expect(await single.all(sql`SELECT id FROM items`)).toEqual([{ id: 1 }]);
+
+      // From BEGIN on, the unit keeps the connection until it ends: its locks and writes are its own.
+      const later = new Promise<void>((resolve) => (go = resolve));
+      seen.length = 0;
+      const locking = single.transaction(async (tx) => {
+        await tx.get(sql`SELECT id FROM items WHERE id = ${1} FOR UPDATE`);
+        seen.push("unit locked");
+        await later;
+        seen.push("unit ends");
+      });
+      while (seen.length === 0) await Bun.sleep(1);
+      const beside = single.get(sql`SELECT 1 AS one`).then(() => seen.push("beside"));
+      await Bun.sleep(50);
+      go();
+      await Promise.all([locking, beside]);
+      expect(seen).toEqual(["unit locked", "unit ends", "beside"]);
+    } finally {
+      await single.close();
+    }
   });
 
   test("a unit that sends nothing costs nothing", async () => {

@@ -182,8 +182,7 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
 
   async transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const connection = await this.client.reserve();
-      const unit = new UnitOfWork(connection, this.trace);
+      const unit = new UnitOfWork(this.client, this.trace);
       try {
         const result = await work(new PgTransaction(unit));
         await unit.commit();
@@ -194,7 +193,7 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
         if (!runsAgain(error) || attempt >= ATTEMPTS) throw error;
       } finally {
         // Back to the pool, or closed by Bun if it is still inside a transaction (a failed ROLLBACK).
-        await connection.release();
+        await unit.release();
       }
     }
   }

@@ -17,10 +17,14 @@
  *   sent only reads then needs no BEGIN and no COMMIT: one statement is atomic on its own.
  * - A SAVEPOINT goes with the next statement; RELEASE too, unless held writes made inside it must be
  *   answered first (their failure is the savepoint's to undo).
+ * - The unit reserves a connection of the pool only when it sends BEGIN. What goes before (plain
+ *   reads, or the one statement of a unit that needs no BEGIN, as a `/charge` is) runs on whichever
+ *   pooled connection is free, as any statement outside a transaction does: reserving and releasing
+ *   a connection costs Bun's pool more than such a statement.
  *
  * Every round trip is told to the {@link StatementTrace}, if any (the bench and the statement tests).
  */
-import type { ReservedSQL } from "bun";
+import type { ReservedSQL, SQL } from "bun";
 import { renderSql, sql, type HoldOptions, type Sql, type SqlValue } from "../database";
 import type { StatementTrace } from "../statement-count";
 import { translate, type ResultArray } from "./results";
@@ -82,11 +86,20 @@ export class UnitOfWork {
   private held: Statement[] = [];
   private depth = 0;
   private inFlight = 0;
+  /** The reserved connection, from the unit's BEGIN on. */
+  private reserved: Promise<ReservedSQL> | undefined;
 
   constructor(
-    private readonly conn: ReservedSQL,
+    private readonly pool: SQL,
     private readonly trace: StatementTrace | undefined,
   ) {}
+
+  /** Gives the reserved connection back to the pool (Bun closes it if it is still inside a transaction). */
+  async release(): Promise<void> {
+    const reserved = this.reserved;
+    this.reserved = undefined;
+    if (reserved) await (await reserved.catch(() => undefined))?.release();
+  }
 
   /** Runs `query`, with whatever is held before it, and answers its rows. */
   async query(query: Sql): Promise<ResultArray> {
@@ -106,7 +119,7 @@ export class UnitOfWork {
     await this.send(null, true);
     this.trace?.sent([text], true);
     try {
-      await this.conn.unsafe(text).simple();
+      await (await this.reserved!).unsafe(text).simple();
     } catch (error) {
       throw translate(error);
     }
@@ -195,6 +208,7 @@ export class UnitOfWork {
     if (!this.begun && transactional) {
       batch.unshift(BEGIN);
       this.begun = true;
+      this.reserved = this.pool.reserve();
     }
     if (statement) batch.push(statement);
     if (batch.length === 0) return undefined;
@@ -205,7 +219,10 @@ export class UnitOfWork {
     this.inFlight++;
     let settled: PromiseSettledResult<ResultArray>[];
     try {
-      settled = await Promise.allSettled(batch.map((s) => this.start(s)));
+      // Before BEGIN: any pooled connection. After: the reserved one, in the order sent (units
+      // waiting on the same reservation resume in the order they began to wait).
+      const conn = this.reserved ? await this.reserved : this.pool;
+      settled = await Promise.allSettled(batch.map((s) => this.start(conn, s)));
     } finally {
       this.inFlight--;
     }
@@ -216,11 +233,9 @@ export class UnitOfWork {
     return statement ? results.at(-1) : undefined;
   }
 
-  private start(statement: Statement): Promise<ResultArray> {
+  private start(conn: SQL, statement: Statement): Promise<ResultArray> {
     const query =
-      statement.values === null
-        ? this.conn(templateOf(statement.text))
-        : this.conn.unsafe(statement.text, statement.values);
+      statement.values === null ? conn(templateOf(statement.text)) : conn.unsafe(statement.text, statement.values);
     return query as unknown as Promise<ResultArray>;
   }
 }
