@@ -271,7 +271,7 @@ export class PaymentMethodService {
       this.fingerprintKey,
       `${input.method}:${isCard ? "" : input.bank_routing}:${digits}`,
     ).slice(0, 32);
-    await repo.insertPaymentMethod(ex, {
+    return repo.insertPaymentMethod(ex, {
       id,
       merchant_id: merchant.id,
       customer_id: customerId,
@@ -297,7 +297,6 @@ export class PaymentMethodService {
       created_at: timestamp,
       updated_at: timestamp,
     });
-    return this.getRow(ex, merchant.id, id);
   }
 
   /**

@@ -233,7 +233,7 @@ export class InvoiceService {
   private async insert(ex: Executor, merchantId: string, v: InvoiceValues): Promise<RowAndRecord> {
     const id = crypto.randomUUID();
     const now = this.clock.timestamp(merchantId);
-    await repo.insertInvoice(ex, {
+    const row = await repo.insertInvoice(ex, {
       id,
       merchant_id: merchantId,
       customer_id: v.customerId,
@@ -252,7 +252,6 @@ export class InvoiceService {
       due_at: v.dueAt,
       schedule_id: v.scheduleId ?? null,
     });
-    const row = await this.getRow(ex, merchantId, id);
     const record = await this.toRecord(ex, row);
     await this.events.emit(ex, { merchantId, name: "create_invoice", record });
     return { row, record };

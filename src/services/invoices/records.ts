@@ -22,20 +22,21 @@ export async function invoiceRecords(
   rows: readonly InvoiceRow[],
 ): Promise<InvoiceRecord[]> {
   if (rows.length === 0) return [];
-  const byInvoice = await transactionsOfInvoices(
-    ex,
-    rows[0]!.merchant_id,
-    rows.map((row) => row.id),
-  );
-  const children = [...byInvoice.values()].flat();
-  // The invoices' customers and their transactions' (usually the same) in one query, sent with the
-  // transactions' own reads (one round trip on PostgreSQL).
-  const reading = customersByIds(ex, [
-    ...rows.map((row) => row.customer_id),
-    ...children.map((row) => row.customer_id),
+  // Their transactions and their customers together (one round trip on PostgreSQL); the
+  // transactions' customers, usually the invoices' own, are then not read again.
+  const [byInvoice, customers] = await Promise.all([
+    transactionsOfInvoices(
+      ex,
+      rows[0]!.merchant_id,
+      rows.map((row) => row.id),
+    ),
+    customersByIds(
+      ex,
+      rows.map((row) => row.customer_id),
+    ),
   ]);
-  const built = await transactions.toRecords(ex, children, reading);
-  const customers = await reading;
+  const children = [...byInvoice.values()].flat();
+  const built = await transactions.toRecords(ex, children, customers);
   const records = new Map(built.map((record, index) => [children[index]!.id, record]));
   return rows.map((row) => {
     const customer = customers.get(row.customer_id);

@@ -124,12 +124,12 @@ export class TransactionService {
 
   /**
    * The API records of rows (./records.ts: three queries for any number, sent together). `customers`
-   * holds customers the caller has read, or is reading (an invoice's), which are not read again.
+   * holds customers the caller has read already (an invoice's), which are not read again.
    */
   toRecords(
     ex: Executor,
     rows: readonly TransactionRow[],
-    customers?: ReadonlyMap<string, CustomerRow> | Promise<ReadonlyMap<string, CustomerRow>>,
+    customers?: ReadonlyMap<string, CustomerRow>,
   ): Promise<Transaction[]> {
     return transactionRecords(ex, rows, customers);
   }

@@ -126,39 +126,35 @@ export function buildRecord(
  * The API records of rows: their children, payment methods and customers in one query each, sent
  * together (one round trip on PostgreSQL). A child names its parent's payment method and customer
  * (a capture, void or refund of it), so those reads need not wait for the children's; one that names
- * another is read after them. `customers` holds customers the caller has read, or is reading (an
+ * another is read after them. `customers` holds customers the caller has read already (an
  * invoice's), which are not read again.
  */
 export async function transactionRecords(
   ex: Executor,
   rows: readonly TransactionRow[],
-  customers: ReadonlyMap<string, CustomerRow> | Promise<ReadonlyMap<string, CustomerRow>> = new Map(),
+  customers: ReadonlyMap<string, CustomerRow> = new Map(),
 ): Promise<Transaction[]> {
   if (rows.length === 0) return [];
-  const readCustomers = (known: ReadonlyMap<string, CustomerRow>, of: readonly TransactionRow[]) => {
-    const missing = of.map((row) => row.customer_id).filter((id) => !known.has(id));
+  const customerOf = new Map(customers);
+  const readCustomers = (of: readonly TransactionRow[]) => {
+    const missing = of.map((row) => row.customer_id).filter((id) => !customerOf.has(id));
     return missing.length > 0 ? customersByIds(ex, missing) : new Map<string, CustomerRow>();
   };
-  const given = customers instanceof Promise ? undefined : customers;
-  const [children, pms, known, fetched] = await Promise.all([
+  const readPms = (ids: readonly string[]) =>
+    ids.length > 0 ? paymentMethodsByIds(ex, ids) : new Map<string, PaymentMethodRow>();
+  const [children, pms, fetched] = await Promise.all([
     repo.childrenOf(
       ex,
       rows.map((row) => row.id),
     ),
-    paymentMethodsByIds(
-      ex,
-      rows.map((row) => row.payment_method_id),
-    ),
-    customers,
-    given ? readCustomers(given, rows) : new Map<string, CustomerRow>(),
+    readPms(rows.map((row) => row.payment_method_id)),
+    readCustomers(rows),
   ]);
-  const customerOf = new Map([...known, ...fetched]);
+  for (const [id, customer] of fetched) customerOf.set(id, customer);
   const kids = [...children.values()].flat();
-  const otherPms = kids.map((row) => row.payment_method_id).filter((id) => !pms.has(id));
   const [morePms, moreCustomers] = await Promise.all([
-    otherPms.length > 0 ? paymentMethodsByIds(ex, otherPms) : new Map<string, PaymentMethodRow>(),
-    // Given as a promise, the caller's read may not have named every transaction's customer.
-    readCustomers(customerOf, given ? kids : [...rows, ...kids]),
+    readPms(kids.map((row) => row.payment_method_id).filter((id) => !pms.has(id))),
+    readCustomers(kids),
   ]);
   for (const [id, pm] of morePms) pms.set(id, pm);
   for (const [id, customer] of moreCustomers) customerOf.set(id, customer);

@@ -107,16 +107,19 @@ export type NewInvoice = Pick<
   | "due_at"
 > & { schedule_id?: string | null };
 
-export async function insertInvoice(ex: Executor, v: NewInvoice): Promise<void> {
-  await ex.run(
+/** Stores a new (DRAFT) invoice and answers the row as stored, in the same statement. */
+export async function insertInvoice(ex: Executor, v: NewInvoice): Promise<InvoiceRow> {
+  const row = await ex.get<InvoiceRow>(
     sql`INSERT INTO invoices (id, merchant_id, customer_id, payment_method_id, status, total_cents,
           is_partial_payment_enabled, is_webpayment, is_merchant_present, send_receipt, email, meta, url, created_at,
           updated_at, invoice_date_at, due_at, schedule_id)
         VALUES (${v.id}, ${v.merchant_id}, ${v.customer_id}, ${v.payment_method_id}, 'DRAFT', ${v.total_cents},
           ${v.is_partial_payment_enabled}, ${v.is_webpayment}, ${v.is_merchant_present}, ${v.send_receipt}, ${v.email},
           ${v.meta}, ${v.url}, ${v.created_at}, ${v.updated_at}, ${v.invoice_date_at}, ${v.due_at},
-          ${v.schedule_id ?? null})`,
+          ${v.schedule_id ?? null})
+        RETURNING *`,
   );
+  return row!;
 }
 
 /** The columns InvoiceService.sync may change. */

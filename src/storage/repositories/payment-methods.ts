@@ -131,11 +131,12 @@ export function listCustomerPaymentMethods(
   );
 }
 
+/** Stores a payment method and answers the row as stored, in the same statement. */
 export async function insertPaymentMethod(
   ex: Executor,
   p: Omit<PaymentMethodRow, "nickname" | "deleted_at">,
-): Promise<void> {
-  await ex.run(
+): Promise<PaymentMethodRow> {
+  const row = await ex.get<PaymentMethodRow>(
     sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, bin_type, card_last_four,
           card_exp, bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip, address_1,
           has_cvv, cvv_result, fingerprint, outcome, ach_return_code, ach_return_days, card_update_at, card_update,
@@ -144,8 +145,10 @@ export async function insertPaymentMethod(
           ${p.card_last_four}, ${p.card_exp}, ${p.bank_name}, ${p.bank_type}, ${p.bank_holder_type},
           ${p.bank_last_four}, ${p.bank_routing}, ${p.address_zip}, ${p.address_1}, ${p.has_cvv}, ${p.cvv_result}, ${p.fingerprint},
           ${p.outcome}, ${p.ach_return_code}, ${p.ach_return_days}, ${p.card_update_at}, ${p.card_update},
-          ${p.dispute_reason}, ${p.dispute_days}, ${p.created_at}, ${p.updated_at})`,
+          ${p.dispute_reason}, ${p.dispute_days}, ${p.created_at}, ${p.updated_at})
+        RETURNING *`,
   );
+  return row!;
 }
 
 export async function softDeletePaymentMethod(ex: Executor, id: string, now: string): Promise<void> {
