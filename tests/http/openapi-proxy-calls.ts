@@ -67,6 +67,11 @@ export async function validCalls(ctx: TestContext, send: Send): Promise<void> {
   await op("PUT", at("/customer/{id}", customer.id), { body: { notes: "prefers e-mail", phone: "5555550100" } });
   await op("GET", at("/customer/{id}/payment-method", customer.id));
   const pm = await op("POST", "/payment-method", { body: { ...CARD, customer_id: customer.id } });
+  // With a customer_id, tokenize ignores the customer fields: the document must not refuse them.
+  await op("POST", at("/webpayment/{token}/tokenize", token), {
+    body: { ...CARD, customer_id: customer.id, email: "not-an-address", phone: "555" },
+    auth: false,
+  });
   await op("GET", `/payment-method?customer_id=${customer.id}&method=card`);
   await op("GET", at("/payment-method/{id}", pm.id));
   await op("PUT", at("/payment-method/{id}", pm.id), { body: { nickname: "Work card", card_exp: "1131" } });
@@ -285,6 +290,10 @@ export function BAD_REQUESTS(ctx: TestContext): Call[] {
     { method: "POST", path: tokenize, body: { ...CARD, card_exp: "13/30" }, auth: false },
     { method: "POST", path: tokenize, body: { ...CARD, email: "not-an-address" }, auth: false },
     { method: "POST", path: "/customer", body: { firstname: "A", email: "not-an-address" } },
+    { method: "POST", path: "/customer", body: { firstname: "A".repeat(51) }, breaks: "firstname" },
+    { method: "PUT", path: "/customer/x", body: { phone: "555" }, breaks: "phone" },
+    { method: "POST", path: tokenize, body: { ...CARD, address_state: "FLA" }, auth: false, breaks: "address_state" },
+    { method: "POST", path: "/payment-method", body: { ...CARD, address_country: "US" }, breaks: "address_country" },
     { method: "POST", path: "/charge", body: { payment_method_id: "x", total: "ten" } },
     { method: "POST", path: "/charge", body: { total: 10 } },
     // total > 0 with at most two decimals, as a JSON number and as a numeric string.

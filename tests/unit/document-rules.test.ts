@@ -11,6 +11,8 @@ import fc from "fast-check";
 import { parseTotalCents, validateCustomerFields } from "../../packages/rules/validation";
 import { MoneyInput } from "../../src/domain/schemas/records";
 import { PublicInvoiceBody } from "../../src/domain/schemas/invoices";
+import { CustomerBody } from "../../src/domain/schemas/customers";
+import { TokenizeBody } from "../../src/domain/schemas/webpayment";
 import { PriceInput } from "../../src/domain/schemas/items";
 import { SurchargeSettingsFields } from "../../src/domain/schemas/surcharges";
 import { parseSurchargeRate } from "../../src/domain/surcharge";
@@ -147,6 +149,37 @@ describe("pay()'s invoice step in the document (POST /webpayment/{token}/invoice
     expect(body({ ...names, customer_id: "c", phone: "555", email: "not-an-address" })).toBe(true);
     expect(body({ ...names, phone: "555", address_1: "1 Way", address_city: "London", address_state: "LN" })).toBe(
       false,
+    );
+  });
+});
+
+describe("the customer fields in the document (POST /customer, tokenize)", () => {
+  const FIELDS = ["firstname", "phone", "address_state", "address_country", "email"];
+  const VALUES = [undefined, "", "Ada", "555", "5555550100", "FL", "USA", "a@b.co", "x".repeat(51)];
+  const fields = fc
+    .record(Object.fromEntries(FIELDS.map((field) => [field, fc.constantFrom(...VALUES)])))
+    .map((record) => Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)));
+  const ruleErrors = (input: Record<string, unknown>) =>
+    Object.keys(validateCustomerFields(input, { requireNames: false, requireContact: false }));
+
+  test("a customer's lengths and formats: the document refuses what the rules refuse", () => {
+    const customer = compile(CustomerBody);
+    fc.assert(
+      fc.property(fields, (input) => (customer(input) === true) === (ruleErrors(input).length === 0)),
+      { numRuns: 5_000 },
+    );
+  });
+
+  test("tokenize checks them only without a customer_id, as the service does", () => {
+    const tokenize = compile(TokenizeBody);
+    const card = { method: "card", person_name: "Ada", card_number: "4111111111111111", card_exp: "1230" };
+    fc.assert(
+      fc.property(fields, fc.constantFrom(undefined, "", "c"), (input, customerId) => {
+        const body = customerId === undefined ? { ...card, ...input } : { ...card, ...input, customer_id: customerId };
+        const checked = customerId === undefined || customerId === "";
+        return (tokenize(body) === true) === (!checked || ruleErrors(input).length === 0);
+      }),
+      { numRuns: 5_000 },
     );
   });
 });

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { TokenizeBody } from "./webpayment";
+import { CUSTOMER_FIELDS_UNLESS_CUSTOMER, TokenizeBody } from "./webpayment";
 import { PageQuery } from "./records";
 
 /**
@@ -14,7 +14,7 @@ export const PaymentMethodBody = t.Composite(
       idempotency_id: t.Optional(t.String({ description: "Same as the Idempotency-Key header" })),
     }),
   ],
-  { title: "PaymentMethodRequest" },
+  { title: "PaymentMethodRequest", ...CUSTOMER_FIELDS_UNLESS_CUSTOMER() },
 );
 export type PaymentMethodBody = typeof PaymentMethodBody.static;
 

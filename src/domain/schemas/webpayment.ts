@@ -1,6 +1,19 @@
 import { t } from "elysia";
 import { BANK_HOLDER_TYPES, BANK_TYPES, METHODS } from "../../../packages/rules/validation";
-import { EmailString, OneOfString, RuleString } from "./records";
+import { OneOfString, RuleString } from "./records";
+import { customerFieldRules } from "./customers";
+
+/**
+ * Tokenize's customer fields are checked (lengths, formats) only without a customer_id; with one,
+ * they are ignored (validateTokenizeInput). As object options: an anyOf the route's schema check
+ * leaves alone.
+ */
+export const CUSTOMER_FIELDS_UNLESS_CUSTOMER = () => ({
+  anyOf: [
+    { required: ["customer_id"], properties: { customer_id: { type: "string", minLength: 1 } } },
+    { properties: customerFieldRules() },
+  ],
+});
 
 const Str = (description?: string) => t.Optional(t.String(description ? { description } : {}));
 
@@ -23,7 +36,7 @@ export const TokenizeBody = t.Object(
     firstname: Str(),
     lastname: Str(),
     company: Str(),
-    email: t.Optional(EmailString()),
+    email: t.Optional(RuleString({ description: "An e-mail address, or empty" })),
     phone: Str(),
     address_1: Str(),
     address_2: Str(),
@@ -32,7 +45,7 @@ export const TokenizeBody = t.Object(
     address_zip: Str(),
     address_country: Str(),
   },
-  { title: "TokenizeRequest" },
+  { title: "TokenizeRequest", ...CUSTOMER_FIELDS_UNLESS_CUSTOMER() },
 );
 export type TokenizeBody = typeof TokenizeBody.static;
 
