@@ -248,10 +248,20 @@ export class PaymentMethodService {
    * in the caller's unit of work.
    */
   async tokenize(ex: Executor, merchant: MerchantRow, input: TokenizeInput): Promise<PaymentMethodRow> {
+    return (await this.store(ex, merchant, input)).row;
+  }
+
+  /** tokenize(), with the customer it matched or made (undefined: the caller named one, not read here). */
+  private async store(
+    ex: Executor,
+    merchant: MerchantRow,
+    input: TokenizeInput,
+  ): Promise<{ row: PaymentMethodRow; customer?: CustomerRow }> {
     const now = this.clock.now(merchant.id);
     const { outcome, binType } = await this.validate(ex, merchant, input, now);
     const personName = input.person_name!.trim();
     let customerId: string;
+    let customer: CustomerRow | undefined;
     if (input.customer_id) {
       customerId = input.customer_id;
     } else {
@@ -260,7 +270,8 @@ export class PaymentMethodService {
       const names = splitName(personName);
       fields.firstname = fields.firstname?.trim() || names.firstname;
       fields.lastname = fields.lastname?.trim() || names.lastname;
-      customerId = (await this.customers.matchOrInsert(ex, merchant.id, fields)).id;
+      customer = await this.customers.matchOrInsert(ex, merchant.id, fields);
+      customerId = customer.id;
     }
     const id = crypto.randomUUID();
     const timestamp = this.clock.timestamp(merchant.id);
@@ -271,7 +282,7 @@ export class PaymentMethodService {
       this.fingerprintKey,
       `${input.method}:${isCard ? "" : input.bank_routing}:${digits}`,
     ).slice(0, 32);
-    return repo.insertPaymentMethod(ex, {
+    const row = await repo.insertPaymentMethod(ex, {
       id,
       merchant_id: merchant.id,
       customer_id: customerId,
@@ -297,6 +308,7 @@ export class PaymentMethodService {
       created_at: timestamp,
       updated_at: timestamp,
     });
+    return { row, customer };
   }
 
   /**
@@ -304,7 +316,9 @@ export class PaymentMethodService {
    * Emits create_payment_method with it (after the create_customer of a new customer).
    */
   async create(ex: Executor, merchant: MerchantRow, input: TokenizeInput): Promise<PaymentMethod> {
-    const record = await this.toRecord(ex, await this.tokenize(ex, merchant, input));
+    // With the customer tokenize matched or made in this unit: not read again.
+    const { row, customer } = await this.store(ex, merchant, input);
+    const record = await this.toRecord(ex, row, customer);
     await this.events.emit(ex, { merchantId: merchant.id, name: "create_payment_method", record });
     return record;
   }
