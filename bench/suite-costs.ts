@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox } from "../packages/testing/src/index";
 import { spawnSandbox } from "../packages/testing/src/process";
+import { serverFiles } from "../packages/testing/src/server-bundle";
 import { buildDeps } from "../src/entry/app";
 import { openSqlite } from "../src/storage/sqlite/database";
 import { memoryLogger } from "../src/lib/logger";
@@ -252,8 +253,27 @@ async function measureRestore(records: number, runs: number): Promise<Record<Res
   }
 }
 
+const ROOT = join(import.meta.dir, "..");
+
+/**
+ * Builds the toolkit's prebuilt server when it is missing or older than the sources: startSandbox()
+ * would otherwise run the sources, and "as shipped" would silently measure them instead.
+ */
+function ensureFreshBundle(): void {
+  const bundled = () => serverFiles(ROOT, join(ROOT, "packages/testing/dist/server"), []).template !== undefined;
+  if (bundled()) return;
+  console.error("bench: the toolkit's prebuilt server is missing or stale: building it (scripts/build-testing.ts)…");
+  const built = Bun.spawnSync([process.execPath, join(ROOT, "scripts/build-testing.ts")], {
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  if (built.exitCode !== 0 || !bundled())
+    throw new Error("bench: scripts/build-testing.ts did not leave a fresh server bundle");
+}
+
 export async function measureSuiteCosts(options: { quick?: boolean } = {}): Promise<SuiteCosts> {
   const quick = options.quick ?? false;
+  ensureFreshBundle();
   const starts = await measureStart(quick ? 3 : 5);
   const { merchant, reset } = await measureCalls(quick ? 30 : 100);
   const restore_10k = await measureRestore(10_000, quick ? 5 : 9);
