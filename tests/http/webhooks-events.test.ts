@@ -2,30 +2,12 @@
  * The real service's events for records the sandbox has (issue 28): create_payment_method on
  * tokenize and POST /payment-method, create_webhook and delete_webhook — into a real receiver.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { startWorkers, stopWorkers } from "../../src/entry/app";
-import { BANK, CARD, setup, tokenize, waitFor, type TestContext } from "../support/app";
-import { startReceiver, type Receiver } from "../support/webhook-receiver";
+import { describe, expect, test } from "bun:test";
+import { BANK, CARD, tokenize, waitFor, type TestContext } from "../support/app";
+import { webhookHarness } from "../support/webhook-harness";
+import type { Receiver } from "../support/webhook-receiver";
 
-let ctx: TestContext | undefined;
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  if (ctx) await stopWorkers(ctx.deps);
-  for (const r of receivers.splice(0)) await r.stop();
-  ctx = undefined;
-});
-
-async function start(): Promise<TestContext> {
-  const c = (ctx = await setup());
-  startWorkers(c.deps);
-  return c;
-}
-
-function receiver(): Receiver {
-  const r = startReceiver();
-  receivers.push(r);
-  return r;
-}
+const { start, receiver } = webhookHarness();
 
 async function subscribe(c: TestContext, url: string, event = "*") {
   const res = await c.call("POST", "/webhook", { body: { target_url: url, event } });

@@ -3,33 +3,13 @@
  * and test-firing an endpoint, the headers an attempt logs, regenerating keys, and attempt
  * timestamps that stay on the event's timeline when the sandbox clock is advanced.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { startWorkers, stopWorkers } from "../../src/entry/app";
+import { describe, expect, test } from "bun:test";
 import { parseTimestamp } from "../../src/domain/time";
 import { verifyPaySandboxSignature } from "../../packages/webhooks/verify";
 import { charge, setup, waitFor, type TestContext } from "../support/app";
-import { startReceiver, type Receiver } from "../support/webhook-receiver";
+import { webhookHarness } from "../support/webhook-harness";
 
-let ctx: TestContext | undefined;
-const receivers: Receiver[] = [];
-
-afterEach(async () => {
-  if (ctx) await stopWorkers(ctx.deps);
-  ctx = undefined;
-  for (const receiver of receivers.splice(0)) await receiver.stop();
-});
-
-async function start(): Promise<TestContext> {
-  ctx = await setup();
-  startWorkers(ctx.deps);
-  return ctx;
-}
-
-function receiver(...args: Parameters<typeof startReceiver>): Receiver {
-  const r = startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const { start, receiver } = webhookHarness();
 
 async function subscribe(c: TestContext, target_url: string, event = "*") {
   const res = await c.call("POST", "/webhook", { body: { target_url, event } });

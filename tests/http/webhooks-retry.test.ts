@@ -4,34 +4,15 @@
  * against a real receiver that fails. Also the webhook record's real fields (url, merchant_id,
  * user_id, reference_id) held to the real examples.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { startWorkers, stopWorkers } from "../../src/entry/app";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/domain/webhook-policy";
+import { parseTimestamp } from "../../src/domain/time";
 import { setup, waitFor, type TestContext } from "../support/app";
 import { REAL_OPERATIONS, shapeDifferences } from "../support/real-api";
-import { startReceiver, type Receiver } from "../support/webhook-receiver";
+import { webhookHarness } from "../support/webhook-harness";
 
-let ctx: TestContext | undefined;
-const receivers: Receiver[] = [];
-
-afterEach(async () => {
-  if (ctx) await stopWorkers(ctx.deps);
-  ctx = undefined;
-  for (const receiver of receivers.splice(0)) await receiver.stop();
-});
-
-async function start(): Promise<TestContext> {
-  ctx = await setup();
-  startWorkers(ctx.deps);
-  return ctx;
-}
-
-function receiver(...args: Parameters<typeof startReceiver>): Receiver {
-  const r = startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const { start, receiver } = webhookHarness();
 
 const example = (method: string, path: string) =>
   REAL_OPERATIONS.find((op) => op.method === method && op.path === path)!;
@@ -41,8 +22,6 @@ async function deliveries(c: TestContext, webhookId: string) {
   expect(res.status).toBe(200);
   return res.body.data as any[];
 }
-
-const dueMs = (stamp: string) => Date.parse(`${stamp.replace(" ", "T")}Z`);
 
 describe("webhook retry settings", () => {
   test("meta is stored and answered, and the record has the real fields", async () => {
@@ -138,8 +117,8 @@ describe("webhook retry settings", () => {
     expect(d.max_attempts).toBe(4);
     const waits: number[] = [];
     for (const attempt of [2, 3]) {
-      const last = dueMs(d.attempt_log.at(-1).started_at);
-      waits.push(dueMs(d.next_attempt_at) - last);
+      const last = parseTimestamp(d.attempt_log.at(-1).started_at).getTime();
+      waits.push(parseTimestamp(d.next_attempt_at).getTime() - last);
       // A minute short of the frequency (not the default 10 s): nothing is sent yet.
       await c.deps.clock.advance(c.merchantId, 6 * 60_000);
       expect(r.received).toHaveLength(attempt - 1);

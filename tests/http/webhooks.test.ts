@@ -1,31 +1,12 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sql } from "../../src/storage/database";
-import { startWorkers, stopWorkers } from "../../src/entry/app";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/domain/webhook-policy";
 import { verifyPaySandboxSignature } from "../../packages/webhooks/verify";
 import { charge, otherMerchant, setup, waitFor, type TestContext } from "../support/app";
-import { startReceiver, type Receiver } from "../support/webhook-receiver";
+import { webhookHarness } from "../support/webhook-harness";
+import { startReceiver } from "../support/webhook-receiver";
 
-let ctx: TestContext | undefined;
-const receivers: Receiver[] = [];
-
-afterEach(async () => {
-  if (ctx) await stopWorkers(ctx.deps);
-  ctx = undefined;
-  for (const receiver of receivers.splice(0)) await receiver.stop();
-});
-
-async function start(config: { webhookTimeoutMs?: number } = {}): Promise<TestContext> {
-  ctx = await setup({ config });
-  startWorkers(ctx.deps);
-  return ctx;
-}
-
-function receiver(...args: Parameters<typeof startReceiver>): Receiver {
-  const r = startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const { start, receiver } = webhookHarness();
 
 async function subscribe(c: TestContext, target_url: string, event = "*", auth?: string) {
   const res = await c.call("POST", "/webhook", { body: { target_url, event }, auth });
