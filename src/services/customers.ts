@@ -166,10 +166,15 @@ export class CustomerService {
     const email = (input.email ?? "").trim();
     if (email !== "") {
       const key = matchKey(email, input.firstname ?? "", input.lastname ?? "");
+      // A known person needs no turn (a committed customer stays the oldest match), so tokenizes of
+      // one person do not queue behind each other; only a new person's are made to take turns.
+      const known = await repo.findCustomerByMatchKey(ex, merchantId, key);
+      if (known) return known;
       // Two tokenizes of one new person at once: the second waits and finds the first's customer.
-      await holdUntilCommit(ex, "customer-match", merchantId, key);
-      const existing = await repo.findCustomerByMatchKey(ex, merchantId, key);
-      if (existing) return existing;
+      if (await holdUntilCommit(ex, "customer-match", merchantId, key)) {
+        const existing = await repo.findCustomerByMatchKey(ex, merchantId, key);
+        if (existing) return existing;
+      }
     }
     return this.insert(ex, merchantId, input);
   }

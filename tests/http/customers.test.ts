@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { MESSAGES } from "../../packages/rules/messages";
 import { otherMerchant, setup, tokenize } from "../support/app";
-import { holdOpen } from "../support/database";
+import { holdOpen, onPostgres } from "../support/database";
 import type { Executor } from "../../src/storage/database";
+import { holdUntilCommit } from "../../src/storage/repositories/locks";
+import { matchKey } from "../../src/services/customers";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const FULL = {
@@ -207,6 +209,35 @@ describe("customers at tokenize", () => {
     const listed = await ctx.call("GET", `/customer?keywords=${encodeURIComponent(person.email)}`);
     expect(listed.body.total).toBe(1);
   });
+
+  // SQLite runs one unit of work at a time: there, every unit waits for the held one.
+  test.skipIf(!onPostgres)(
+    "a tokenize of a known person does not wait for the person's turn (PostgreSQL)",
+    async () => {
+      // The turn is for a new person only: a unit holding it (say, a tokenize still inserting a
+      // namesake) must not hold up the tokenizes of a person already known.
+      const ctx = await setup();
+      const { customers } = ctx.deps.services;
+      const person = { firstname: "Ada", lastname: "Lovelace", email: "ada.known@example.com" };
+      const known = await ctx.deps.db.transaction((tx) => customers.matchOrInsert(tx, ctx.merchantId, person));
+      const turn = await holdOpen(
+        (work) => ctx.deps.db.transaction(work),
+        (tx: Executor) =>
+          holdUntilCommit(
+            tx,
+            "customer-match",
+            ctx.merchantId,
+            matchKey(person.email, person.firstname, person.lastname),
+          ),
+      );
+      const again = ctx.deps.db.transaction((tx) => customers.matchOrInsert(tx, ctx.merchantId, person));
+      // Before this change it waited here until the turn's unit ended (never, without the commit below).
+      const first = await Promise.race([again.then(() => "matched"), Bun.sleep(3000).then(() => "still waiting")]);
+      await turn.commit();
+      expect(first).toBe("matched");
+      expect((await again).id).toBe(known.id);
+    },
+  );
 
   test("takes the customer fields of tokenize into a new customer", async () => {
     const ctx = await setup();
