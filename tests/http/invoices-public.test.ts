@@ -98,6 +98,18 @@ describe("POST /webpayment/{token}/invoice", () => {
     expect(res.body.customer.firstname).toBe("Grace");
   });
 
+  test("paid with another customer's payment method, the invoice keeps its customer, as stored", async () => {
+    const ctx = await setup();
+    const customer = await ctx.call("POST", "/customer", { body: { firstname: "Grace", lastname: "Hopper" } });
+    const { pm, res } = await createInvoice(ctx, { customer_id: customer.body.id });
+    const paid = await payInvoice(ctx, res.body.id, pm.id);
+    expect(paid.status).toBe(200);
+    expect(paid.body.customer.firstname).toBe("Grace");
+    expect(paid.body.child_transactions[0].payment_method.customer.firstname).toBe("Ada");
+    const read = await ctx.call("GET", `/invoice/${res.body.id}`);
+    expect({ ...read.body, sent_at: null }).toEqual({ ...paid.body, sent_at: null });
+  });
+
   test("refuses a customer_id of another merchant with a per-field 422", async () => {
     const ctx = await setup();
     const other = await otherMerchant(ctx);
@@ -325,6 +337,10 @@ describe("POST /webpayment/{token}/invoice/{id}/pay", () => {
     expect(paid.body.payment_attempt_message).toBe("");
     expect(paid.body.payment_method_id).toBe(good.id);
     expect(paid.body.child_transactions.map((t: { success: boolean }) => t.success)).toEqual([true, false]);
+    // The answer, built from what the payment read with the locked invoice and what it wrote, is
+    // the invoice as stored (sent_at aside: the receipt goes out after the answer).
+    const read = await ctx.call("GET", `/invoice/${res.body.id}`);
+    expect({ ...read.body, sent_at: null }).toEqual({ ...paid.body, sent_at: null });
   });
 
   test("refuses to pay a PAID invoice again with invalid_state", async () => {

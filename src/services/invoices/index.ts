@@ -12,9 +12,10 @@ import type { MerchantCustomField } from "../merchant-options";
 import type { CustomerService } from "../customers";
 import { ApiError, assertValid, invalidState, notFound } from "../../domain/errors";
 import type { PaymentMethodRow, PaymentMethodService } from "../payment-methods";
-import type { ChargeInput, TransactionRow, TransactionService } from "../transactions";
+import type { TransactionRow, TransactionService } from "../transactions";
 import type { InvoiceBody, InvoiceRecord, PublicInvoiceBody } from "../../domain/schemas/invoices";
-import { invoiceRecords, SETTLED_STATUSES } from "./records";
+import { invoiceRecordFrom, invoiceRecords, SETTLED_STATUSES, type KnownInvoiceParts } from "./records";
+import { chargeInvoice, lockForPayment, type PayOptions } from "./pay";
 import { defaultInvoiceUrl, dueAtOf, receiptAddress, validateMerchantInvoice, validatePublicInvoice } from "./rules";
 import type { InvoiceValues } from "./rules";
 import { columnsFromTransactions } from "./status";
@@ -24,6 +25,7 @@ import { recordOutsidePayment, type OutsidePaymentInput } from "./outside-paymen
 export type { InvoiceFilters, InvoiceRow };
 export { SETTLED_STATUSES } from "./records";
 export { defaultInvoiceUrl, receiptAddress } from "./rules";
+export type { PayOptions } from "./pay";
 
 export type Invoice = InvoiceRecord;
 
@@ -34,13 +36,6 @@ const SCHEDULED = { isWebpayment: false, isMerchantPresent: false, isPartialPaym
 export interface RowAndRecord {
   row: InvoiceRow;
   record: Invoice;
-}
-
-/** `surcharge`: the merchant's surcharge settings when the caller has its row (else the charge reads them). */
-export interface PayOptions extends Pick<ChargeInput, "surcharge"> {
-  /** The transaction's source: "webpayment" for pay() and the hosted page, "api" for merchant calls. */
-  source: string;
-  isMerchantPresent: boolean;
 }
 
 /**
@@ -270,30 +265,16 @@ export class InvoiceService {
     paymentMethodId: string,
     options: PayOptions,
   ): Promise<{ invoice: InvoiceRow; transaction: TransactionRow; paymentMethod: PaymentMethodRow; record?: Invoice }> {
-    const invoice = await this.lockRow(ex, merchantId, id);
-    if (invoice.status === "DELETED" || invoice.deleted_at) throw invalidState("The invoice was deleted.");
-    if (SETTLED_STATUSES.includes(invoice.status)) {
-      throw invalidState(`The invoice is ${invoice.status} and cannot be paid again.`, { status: invoice.status });
-    }
-    const balance = invoice.total_cents - invoice.total_paid_cents;
-    if (balance <= 0) throw invalidState("Nothing is due on this invoice.", { status: invoice.status });
-    const { row: transaction, pm } = await this.transactions.charge(ex, merchantId, {
-      paymentMethodId,
-      totalCents: balance,
-      preAuth: false,
-      meta: parseJson(invoice.meta, {}),
-      invoiceId: invoice.id,
-      scheduleId: invoice.schedule_id,
-      source: options.source,
-      isMerchantPresent: options.isMerchantPresent,
-      // The attempt's receipt is e-mailed right after the commit (src/services/mail/receipts.ts); the
-      // charge records it from the start, so its answer, replays and webhooks all agree.
-      receiptEmailAt: receiptAddress(invoice) ? this.clock.timestamp(merchantId) : null,
-      invoiceSyncedByCaller: true,
-      surcharge: options.surcharge,
+    const start = await lockForPayment(ex, this.paymentMethods, merchantId, id, paymentMethodId);
+    // The attempt's receipt is e-mailed right after the commit (src/services/mail/receipts.ts); the
+    // charge records it from the start, so its answer, replays and webhooks all agree.
+    const receiptEmailAt = receiptAddress(start.invoice) ? this.clock.timestamp(merchantId) : null;
+    const { transaction, pm, known } = await chargeInvoice(ex, this.transactions, merchantId, start, {
+      ...options,
+      receiptEmailAt,
     });
-    // The invoice is still as locked above: the charge wrote only its transaction.
-    const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction, invoice);
+    // The invoice is still as locked above, its transactions those read then and this charge.
+    const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction, start.invoice, known);
     if (synced) return { invoice: synced.row, transaction, paymentMethod: pm, record: synced.record };
     return { invoice: await this.getRow(ex, merchantId, id), transaction, paymentMethod: pm };
   }
@@ -319,7 +300,8 @@ export class InvoiceService {
    * Writes what the invoice's transactions say about it (./status.ts) and emits update_invoice
    * when anything changed; returns the row as written and its record then (undefined: nothing
    * changed). `failedCharge` is a declined charge that was just made for it; `locked`, the row as
-   * the caller locked it in this unit of work (not locked and read again).
+   * the caller locked it in this unit of work (not locked and read again); `known`, the invoice's
+   * transactions (and records, customers) the caller has since it locked it (not read again).
    */
   private async sync(
     ex: Executor,
@@ -327,18 +309,27 @@ export class InvoiceService {
     invoiceId: string,
     failedCharge: TransactionRow | null,
     locked?: InvoiceRow,
+    known?: KnownInvoiceParts,
   ): Promise<RowAndRecord | undefined> {
     // Locked before its transactions are read: two refunds of its charges at once sync in turn.
     const row = locked ?? (await repo.lockInvoice(ex, merchantId, invoiceId));
     if (!row || row.status === "DELETED") return undefined;
-    const update = await columnsFromTransactions(ex, row, failedCharge, () => this.clock.timestamp(merchantId));
+    const update = await columnsFromTransactions(
+      ex,
+      row,
+      failedCharge,
+      () => this.clock.timestamp(merchantId),
+      known?.transactions,
+    );
     if (Object.keys(update).length === 0) return undefined;
     update.updated_at = this.clock.timestamp(merchantId);
     await repo.updateInvoiceColumns(ex, row.id, update);
     // The row as that UPDATE left it (it wrote only these columns; undefined as NULL): not read back.
     const written = Object.fromEntries(Object.entries(update).map(([column, value]) => [column, value ?? null]));
     const fresh: InvoiceRow = { ...row, ...written };
-    const record = await this.toRecord(ex, fresh);
+    const record = known
+      ? await invoiceRecordFrom(ex, this.transactions, fresh, known)
+      : await this.toRecord(ex, fresh);
     await this.events.emit(ex, { merchantId, name: "update_invoice", record });
     return { row: fresh, record };
   }

@@ -1,7 +1,8 @@
 import type { Executor } from "../../storage/database";
 import type { InvoiceRow } from "../../storage/repositories/invoices";
 import { customersByIds } from "../../storage/repositories/customers";
-import { transactionsOfInvoices } from "../../storage/repositories/transactions";
+import { transactionsOfInvoices, type TransactionRow } from "../../storage/repositories/transactions";
+import type { CustomerRow } from "../customers";
 import { parseJson } from "../../lib/json";
 import { centsToNumber } from "../../domain/money";
 import { notFound } from "../../domain/errors";
@@ -47,6 +48,46 @@ export async function invoiceRecords(
       (byInvoice.get(row.id) ?? []).map((t) => records.get(t.id)!),
     );
   });
+}
+
+/** What the caller of {@link invoiceRecordFrom} has read or built in its unit of work. */
+export interface KnownInvoiceParts {
+  /** The invoice's top-level transactions, as transactionsOfInvoice orders them. */
+  transactions: readonly TransactionRow[];
+  /** Records built already (a charge just made: its create_transaction's), by transaction id. */
+  records: ReadonlyMap<string, TransactionRecordOf>;
+  /** Customers read already (the charged payment method's), by id. */
+  customers: ReadonlyMap<string, CustomerRow>;
+}
+type TransactionRecordOf = InvoiceRecord["child_transactions"][number];
+
+/**
+ * The API record of an invoice whose transactions the caller has (pay(): read with the locked
+ * invoice, plus its charge): only what it lacks is read (the records of earlier transactions, a
+ * customer other than the charged one), so a first payment of an invoice reads nothing.
+ */
+export async function invoiceRecordFrom(
+  ex: Executor,
+  transactions: TransactionService,
+  row: InvoiceRow,
+  known: KnownInvoiceParts,
+): Promise<InvoiceRecord> {
+  const customers = new Map(known.customers);
+  const missing = known.transactions.filter((t) => !known.records.has(t.id));
+  const [read, built] = await Promise.all([
+    customers.has(row.customer_id) ? undefined : customersByIds(ex, [row.customer_id]),
+    missing.length > 0 ? transactions.toRecords(ex, missing, customers) : [],
+  ]);
+  for (const [id, customer] of read ?? []) customers.set(id, customer);
+  const records = new Map(known.records);
+  missing.forEach((t, index) => records.set(t.id, built[index]!));
+  const customer = customers.get(row.customer_id);
+  if (!customer) throw notFound("Customer");
+  return invoiceRecord(
+    row,
+    customerRecord(customer),
+    known.transactions.map((t) => records.get(t.id)!),
+  );
 }
 
 /** The invoice record of docs/contract.md §6 from its row, customer and transaction records. */

@@ -9,13 +9,16 @@ import { movedSurchargeCents, refundedSurchargeCents } from "../transactions/sur
 /**
  * What an invoice's transactions (and outside payments) say about it: status, total_paid, paid_at, the payment method
  * and the attempt fields. Returns only the columns that differ from `row` (none: nothing to write).
- * `failed` is a declined charge that was just made for it; `now` stamps a first paid_at.
+ * `failed` is a declined charge that was just made for it; `now` stamps a first paid_at. `transactions`:
+ * the invoice's top-level transactions as transactionsOfInvoice orders them, when the caller has
+ * them (pay(): read with the locked invoice, and its charge); else they are read.
  */
 export async function columnsFromTransactions(
   ex: Executor,
   row: InvoiceRow,
   failed: TransactionRow | null,
   now: () => string | Promise<string>,
+  transactions?: readonly TransactionRow[],
 ): Promise<InvoiceSyncColumns> {
   const next: InvoiceSyncColumns = {};
   // Cash and check payments (POST /invoice/{id}/pay/{method}) count as paid, and are never refunded.
@@ -23,7 +26,7 @@ export async function columnsFromTransactions(
   let refundedCents = 0;
   let voidedCents = 0;
   let lastPaymentMethod: string | null = null;
-  for (const t of await transactionsOfInvoice(ex, row.merchant_id, row.id)) {
+  for (const t of transactions ?? (await transactionsOfInvoice(ex, row.merchant_id, row.id))) {
     if (t.success !== 1) continue;
     if (t.is_voided === 1) {
       voidedCents += t.total_cents;

@@ -9,7 +9,7 @@
 import type { Transporter } from "nodemailer";
 import type { Database, Executor } from "../../storage/database";
 import * as repo from "../../storage/repositories/emails";
-import type { EmailFilters, EmailRow, SmsRow } from "../../storage/repositories/emails";
+import type { EmailFilters, EmailRow, NewEmail, SmsRow } from "../../storage/repositories/emails";
 import type { Listing, PageRequest } from "../../domain/pagination";
 import { parseTimestamp } from "../../domain/time";
 
@@ -34,7 +34,7 @@ export interface OutgoingEmail {
   transactionId?: string | null;
 }
 
-export type { EmailFilters, EmailRow, SmsRow } from "../../storage/repositories/emails";
+export type { EmailFilters, EmailRow, NewEmail, SmsRow } from "../../storage/repositories/emails";
 
 /** The address receipts come from; the merchant's name is the display name. */
 export const SENDER_ADDRESS = "receipts@paysandbox.localhost";
@@ -126,11 +126,18 @@ export class Mailer {
   }
 
   /**
-   * Stores the message (the outbox row exists when this resolves), then starts the relay when one
-   * is configured. Its Message-ID is fixed now; its raw MIME is composed when first needed.
+   * Stores the message (the outbox row exists when this resolves), with what `alongside` writes in
+   * the same unit of work (a receipt marks its invoice sent), then starts the relay when one is
+   * configured. Its Message-ID is fixed now; its raw MIME is composed when first needed. Nothing
+   * waits on the stored row: on PostgreSQL the message and the independent writes beside it go as
+   * one statement. Answers the row as stored, its outbox number (seq) aside.
    */
-  async send(mail: OutgoingEmail): Promise<EmailRow> {
-    const row = await this.store(this.db, mail);
+  async send(mail: OutgoingEmail, alongside?: (ex: Executor) => Promise<void>): Promise<NewEmail> {
+    const row = this.rowOf(mail, this.options.now());
+    await this.db.transaction(async (tx) => {
+      await repo.holdEmail(tx, row);
+      await alongside?.(tx);
+    });
     this.relayStored(row);
     return row;
   }
@@ -141,14 +148,18 @@ export class Mailer {
    * row once the unit has committed (a relay left pending by a crash is resumed at start).
    */
   async store(ex: Executor, mail: OutgoingEmail, createdAt: string = this.options.now()): Promise<EmailRow> {
-    const id = crypto.randomUUID();
+    return repo.insertEmail(ex, this.rowOf(mail, createdAt));
+  }
+
+  /** The outbox row of a message, dated `createdAt`. */
+  private rowOf(mail: OutgoingEmail, createdAt: string): NewEmail {
     const relay = !this.options.smtpUrl
       ? "off"
       : relayAllows(this.options.smtpAllow ?? [], mail.to)
         ? "pending"
         : "blocked";
-    return repo.insertEmail(ex, {
-      id,
+    return {
+      id: crypto.randomUUID(),
       merchant_id: mail.merchantId,
       kind: mail.kind,
       // As nodemailer makes one: a UUID at the sender's domain.
@@ -167,11 +178,11 @@ export class Mailer {
       relay_status: relay,
       relay_error: relay === "blocked" ? relayBlockedMessage(mail.to) : null,
       created_at: createdAt,
-    });
+    };
   }
 
   /** Starts relaying a stored message, when a relay is configured and may send to it. */
-  relayStored(row: EmailRow): void {
+  relayStored(row: NewEmail): void {
     if (row.relay_status === "pending") this.track(this.relayMessage(row));
   }
 
@@ -179,7 +190,7 @@ export class Mailer {
    * The message's raw MIME: the stored bytes, or composed from its stored parts (dated when it was
    * sent: its created_at) and stored on this first read.
    */
-  async raw(row: EmailRow): Promise<string> {
+  async raw(row: NewEmail): Promise<string> {
     if (row.raw !== "") return row.raw;
     this.composer ??= (await loadNodemailer()).default.createTransport({
       streamTransport: true,
@@ -242,7 +253,7 @@ export class Mailer {
    * Composes the message if it is not yet, then relays its stored bytes to every recipient (To and
    * Cc: the envelope, since the raw message is sent as is); records the outcome.
    */
-  private async relayMessage(row: EmailRow): Promise<void> {
+  private async relayMessage(row: NewEmail): Promise<void> {
     const id = row.id;
     try {
       const raw = await this.raw(row);

@@ -6,7 +6,7 @@
  */
 import { parseJson } from "../../lib/json";
 import { safeHref } from "../../lib/html";
-import type { EmailRow, OutgoingEmail } from "./mailer";
+import type { NewEmail, OutgoingEmail } from "./mailer";
 import { SENDER_ADDRESS } from "./mailer";
 import {
   lineItemsOf,
@@ -134,8 +134,9 @@ export class ReceiptService {
     view: ReceiptView,
     kind: "receipt" | "receipt_failed" | "transaction_receipt",
     extraCc: readonly string[] = [],
-  ): Promise<EmailRow> {
-    return this.deps.mailer.send(this.message(merchant, to, view, kind, extraCc));
+    alongside?: (ex: Executor) => Promise<void>,
+  ): Promise<NewEmail> {
+    return this.deps.mailer.send(this.message(merchant, to, view, kind, extraCc), alongside);
   }
 
   /** The receipt e-mail of a view, with the merchant's receipt options. */
@@ -196,7 +197,7 @@ export class ReceiptService {
       paymentMethod?: PaymentMethodRow;
       merchant?: MerchantRow;
     },
-  ): Promise<EmailRow | null> {
+  ): Promise<NewEmail | null> {
     try {
       const invoice = paid?.invoice ?? (await this.deps.services.invoices.findRow(this.deps.db, merchantId, invoiceId));
       const to = invoice ? receiptAddress(invoice) : null;
@@ -207,9 +208,10 @@ export class ReceiptService {
       // receipt_send_declined off: a declined attempt e-mails nobody.
       if (txn.success !== 1 && !settingsOf(merchant).receipt_send_declined) return null;
       const view = await this.view(merchant, txn, invoice, this.deps.db, paid?.paymentMethod);
-      const row = await this.email(merchant, to, view, view.success ? "receipt" : "receipt_failed");
-      await this.deps.services.invoices.markSent(merchantId, invoiceId);
-      return row;
+      // The invoice is marked sent in the e-mail's unit of work: one statement on PostgreSQL.
+      return await this.email(merchant, to, view, view.success ? "receipt" : "receipt_failed", [], (ex) =>
+        this.deps.services.invoices.markSent(merchantId, invoiceId, ex),
+      );
     } catch (error) {
       this.deps.log.error(`receipt for invoice ${invoiceId} failed: ${(error as Error)?.stack ?? String(error)}`);
       return null;

@@ -65,7 +65,11 @@ export interface ChargeInput {
    * a surcharge is added on top of it (src/domain/surcharge.ts).
    */
   surcharge?: SurchargePolicy;
+  /** chargeableWithCustomer()'s answer, when the caller has it (pay()); omitted, charge() reads it. */
+  chargeable?: { pm: ChargeablePaymentMethodRow; customer: CustomerRow };
 }
+
+type Charged = { row: TransactionRow; record: Transaction; pm: ChargeablePaymentMethodRow; customer: CustomerRow };
 
 export class TransactionService {
   constructor(
@@ -171,16 +175,13 @@ export class TransactionService {
   }
 
   /**
-   * Authorizes a payment method with the simulated processor and stores the transaction,
-   * approved or declined, in the caller's unit of work. Emits create_transaction, and returns the
-   * record it built for the event with the row (building it costs as much as the insert).
+   * Authorizes a payment method with the simulated processor and stores the transaction, approved
+   * or declined, in the caller's unit of work. Emits create_transaction; returns the row, the record
+   * built for the event (building it again costs as much as the insert), the payment method and customer.
    */
-  async charge(
-    ex: Executor,
-    merchantId: string,
-    input: ChargeInput,
-  ): Promise<{ row: TransactionRow; record: Transaction; pm: ChargeablePaymentMethodRow }> {
-    const { pm, customer } = await this.paymentMethods.chargeableWithCustomer(ex, merchantId, input.paymentMethodId);
+  async charge(ex: Executor, merchantId: string, input: ChargeInput): Promise<Charged> {
+    const { pm, customer } =
+      input.chargeable ?? (await this.paymentMethods.chargeableWithCustomer(ex, merchantId, input.paymentMethodId));
     if (pm.method === "card" && pm.card_exp && cardExpired(pm.card_exp, this.clock.now(merchantId))) {
       throw invalidState(STATE_MESSAGES.cardExpired);
     }
@@ -228,7 +229,7 @@ export class TransactionService {
       record,
       ...(input.invoiceSyncedByCaller && { invoiceSyncedByCaller: true }),
     });
-    return { row, record, pm };
+    return { row, record, pm, customer };
   }
 
   /** POST /credit: money to a payment method with no prior charge, in the caller's unit of work (./credits.ts). */

@@ -2,7 +2,7 @@
  * The outboxes: every e-mail (with its raw MIME and relay state) and every text message the
  * sandbox sent. Newest first is by seq, which grows with each message.
  */
-import { sql, type Executor, type Sql } from "../database";
+import { sql, writeBehind, type Executor, type Sql } from "../database";
 
 export type RelayStatus = "off" | "pending" | "sent" | "failed" | "blocked";
 
@@ -64,17 +64,27 @@ function nextNumber(ex: Executor, table: "emails" | "sms"): Sql {
     : sql.raw(`(SELECT COALESCE(MAX(seq), 0) + 1 FROM ${table})`);
 }
 
-/** Stores an e-mail and answers the row as stored (its outbox number), in the same statement. */
-export async function insertEmail(ex: Executor, row: NewEmail): Promise<EmailRow> {
-  return (await ex.get<EmailRow>(
-    sql`INSERT INTO emails (id, merchant_id, kind, message_id, from_name, from_address, to_address, cc_addresses, reply_to,
-          subject, text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at, seq)
+function emailInsert(ex: Executor, row: NewEmail): Sql {
+  return sql`INSERT INTO emails (id, merchant_id, kind, message_id, from_name, from_address, to_address, cc_addresses,
+          reply_to, subject, text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at, seq)
         VALUES (${row.id}, ${row.merchant_id}, ${row.kind}, ${row.message_id}, ${row.from_name}, ${row.from_address},
           ${row.to_address}, ${row.cc_addresses}, ${row.reply_to}, ${row.subject}, ${row.text}, ${row.html}, ${row.raw},
           ${row.invoice_id}, ${row.transaction_id}, ${row.relay_status}, ${row.relay_error}, ${row.created_at},
-          ${nextNumber(ex, "emails")})
-        RETURNING *`,
-  ))!;
+          ${nextNumber(ex, "emails")})`;
+}
+
+/** Stores an e-mail and answers the row as stored (its outbox number), in the same statement. */
+export async function insertEmail(ex: Executor, row: NewEmail): Promise<EmailRow> {
+  return (await ex.get<EmailRow>(sql`${emailInsert(ex, row)} RETURNING *`))!;
+}
+
+/**
+ * Stores an e-mail the caller built, whose outbox number nobody reads back: nothing waits on it, so
+ * PostgreSQL sends it with the unit of work's next statement or its COMMIT (writeBehind), and as one
+ * statement with the unit's other independent writes (it reads no table they write).
+ */
+export async function holdEmail(ex: Executor, row: NewEmail): Promise<void> {
+  await writeBehind(ex, emailInsert(ex, row), { independent: true });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { InvoiceStatus } from "../../domain/schemas/invoices";
-import { sql, type Executor, type Sql } from "../database";
+import { sql, writeBehind, type Executor, type Sql } from "../database";
 import { insertionOrder } from "./order";
 
 export interface InvoiceRow {
@@ -145,13 +145,18 @@ const SYNC_COLUMNS = [
   "updated_at",
 ] as const;
 
-/** Writes the given columns of an invoice (only those named in InvoiceSyncColumns). */
+/**
+ * Writes the given columns of an invoice (only those named in InvoiceSyncColumns). The caller
+ * knows the row it leaves (InvoiceService.sync), so nothing waits on it: PostgreSQL sends it with
+ * the unit's next statement or its COMMIT (writeBehind). Not independent: two syncs of one
+ * invoice in a unit must not become one statement.
+ */
 export async function updateInvoiceColumns(ex: Executor, id: string, next: InvoiceSyncColumns): Promise<void> {
   const sets = SYNC_COLUMNS.filter((column) => column in next).map(
     (column) => sql`${sql.raw(column)} = ${next[column] ?? null}`,
   );
   if (sets.length === 0) return;
-  await ex.run(sql`UPDATE invoices SET ${sql.join(sets)} WHERE id = ${id}`);
+  await writeBehind(ex, sql`UPDATE invoices SET ${sql.join(sets)} WHERE id = ${id}`);
 }
 
 export async function setInvoicePaymentMethod(
@@ -170,7 +175,11 @@ export async function softDeleteInvoice(ex: Executor, id: string, now: string): 
   await ex.run(sql`UPDATE invoices SET status = 'DELETED', deleted_at = ${now}, updated_at = ${now} WHERE id = ${id}`);
 }
 
-/** Sets sent_at or viewed_at the first time only. */
+/**
+ * Sets sent_at or viewed_at the first time only. Nothing waits on it: in a unit of work PostgreSQL
+ * sends it with the next statement or the COMMIT (writeBehind), as one statement with the unit's
+ * other independent writes (a receipt's e-mail).
+ */
 export async function markInvoice(
   ex: Executor,
   merchantId: string,
@@ -182,7 +191,7 @@ export async function markInvoice(
     column === "sent_at"
       ? sql`UPDATE invoices SET sent_at = COALESCE(sent_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`
       : sql`UPDATE invoices SET viewed_at = COALESCE(viewed_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`;
-  await ex.run(query);
+  await writeBehind(ex, query, { independent: true });
 }
 
 /** The columns PUT /invoice/{id} may change (which ones, by status: src/services/invoices/changes.ts). */
