@@ -111,6 +111,51 @@ export interface Transaction extends Executor {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
+/** A row of a batched statement ({@link WriteBatch}, {@link ReadBatch}): its values by name, as JSON carries them. */
+export type BatchRow = Record<string, string | number | null>;
+
+/**
+ * How a held write may go out with the same write of other units of work ending at the same moment,
+ * as one statement (PostgreSQL's group commit, ./postgres/group-commit.ts). The repository that owns
+ * the SQL declares it; the PostgreSQL layer only gathers the rows and runs the statement.
+ */
+export interface WriteBatch {
+  /** Names the statement's shape: writes with the same key, of any units, are written by one statement. */
+  key: string;
+  /** This write's values: a row of the batch. */
+  row: BatchRow;
+  /**
+   * Every row the batch writes, from `rows` (a JSON array parameter of the writes' rows, each with
+   * `_row`, its place in the batch counting from 1): a SELECT answering `_row` beside the columns.
+   */
+  select(rows: Sql): Sql;
+  /** The INSERT of what `select` answered, read from `source` (the relation holding it). */
+  insert(source: Sql): Sql;
+}
+
+/**
+ * How a plain read made outside a unit of work (or before its BEGIN) may go out with the same read of
+ * concurrent requests, as one statement (PostgreSQL, ./postgres/batched-reads.ts). Under READ
+ * COMMITTED it answers what the read alone would have answered a moment later.
+ */
+export interface ReadBatch {
+  /** Names the statement's shape: reads with the same key are answered by one statement. */
+  key: string;
+  /** This read's parameters: a row of the batch. */
+  row: BatchRow;
+  /** The SELECT answering every read of a batch, from `rows` (as {@link WriteBatch.select}'s), each answer row with `_row`. */
+  select(rows: Sql): Sql;
+}
+
+/**
+ * One row that `query` answers; on PostgreSQL outside a transaction, read together with the same read of
+ * concurrent requests ({@link ReadBatch}). SQLite, and a read inside a transaction, run `query` as it is.
+ */
+export function getBatched<T>(ex: Executor, query: Sql, batch: ReadBatch): Promise<T | undefined> {
+  const batcher = ex as Executor & { getBatched?: <R>(query: Sql, batch: ReadBatch) => Promise<R | undefined> };
+  return batcher.getBatched ? batcher.getBatched<T>(query, batch) : ex.get<T>(query);
+}
+
 /** How {@link writeBehind} may send a write. */
 export interface HoldOptions {
   /** Told what the write changed, once it ran. */
@@ -121,6 +166,8 @@ export interface HoldOptions {
    * as data-modifying CTEs that all see the snapshot the statement began with.
    */
   independent?: boolean;
+  /** How the write, when `independent`, goes out with the same write of concurrent units (PostgreSQL). */
+  batch?: WriteBatch;
 }
 
 /**

@@ -11,10 +11,20 @@
  *   as few round trips as the statements allow (./unit-of-work.ts).
  */
 import { SQL } from "bun";
-import { renderSql, type Database, type HoldOptions, type RunResult, type Sql, type Transaction } from "../database";
+import {
+  renderSql,
+  type Database,
+  type HoldOptions,
+  type ReadBatch,
+  type RunResult,
+  type Sql,
+  type Transaction,
+} from "../database";
 import type { StatementTrace } from "../statement-count";
+import { BatchedReads } from "./batched-reads";
+import { GroupCommit } from "./group-commit";
 import { rowsOf, translate, type ResultArray } from "./results";
-import { UnitOfWork } from "./unit-of-work";
+import { UnitOfWork, type Batching } from "./unit-of-work";
 
 export interface PostgresOptions {
   /** Connections in the pool. Default 10. */
@@ -126,6 +136,10 @@ class PgTransaction extends PgRunner implements PostgresTransaction {
     this.unit.hold(q, options);
   }
 
+  getBatched<T>(q: Sql, batch: ReadBatch): Promise<T | undefined> {
+    return this.unit.getBatched<T>(q, batch);
+  }
+
   transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
     return this.unit.savepoint(() => work(new PgTransaction(this.unit)));
   }
@@ -159,9 +173,29 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
     private readonly trace: StatementTrace | undefined,
   ) {
     super();
+    const send = (q: Sql) => this.alone(q);
+    this.batching = { writes: new GroupCommit(send), reads: new BatchedReads(send) };
   }
 
   private inFlight = 0;
+  /** Concurrent requests' reads and ends of units of work, as one statement each (./group-commit.ts). */
+  private readonly batching: Batching;
+
+  /** A read's first row, read together with the same read of concurrent requests (./batched-reads.ts). */
+  getBatched<T>(q: Sql, batch: ReadBatch): Promise<T | undefined> {
+    return this.batching.reads.get<T>(q, batch);
+  }
+
+  /** A batch's statement: a round trip of its own, whatever else is out. */
+  private async alone(q: Sql): Promise<ResultArray> {
+    const { text, values } = renderSql(q, "postgres");
+    this.trace?.sent([text], true);
+    try {
+      return (await this.client.unsafe(text, values)) as ResultArray;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
 
   /**
    * One statement on a pooled connection: a round trip of its own, which statements sent while it
@@ -182,7 +216,7 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
 
   async transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const unit = new UnitOfWork(this.client, this.trace);
+      const unit = new UnitOfWork(this.client, this.trace, this.batching);
       try {
         const result = await work(new PgTransaction(unit));
         await unit.commit();

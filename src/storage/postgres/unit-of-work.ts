@@ -25,9 +25,17 @@
  * Every round trip is told to the {@link StatementTrace}, if any (the bench and the statement tests).
  */
 import type { ReservedSQL, SQL } from "bun";
-import { renderSql, sql, type HoldOptions, type Sql, type SqlValue } from "../database";
+import { renderSql, sql, type HoldOptions, type ReadBatch, type Sql, type SqlValue } from "../database";
 import type { StatementTrace } from "../statement-count";
-import { translate, type ResultArray } from "./results";
+import type { BatchedReads } from "./batched-reads";
+import { GroupCommit } from "./group-commit";
+import { rowsOf, translate, type ResultArray } from "./results";
+
+/** Where a unit sends what may go with the same statement of concurrent units. */
+export interface Batching {
+  writes: GroupCommit;
+  reads: BatchedReads;
+}
 
 interface Statement {
   text: string;
@@ -92,6 +100,7 @@ export class UnitOfWork {
   constructor(
     private readonly pool: SQL,
     private readonly trace: StatementTrace | undefined,
+    private readonly batching?: Batching,
   ) {}
 
   /** Gives the reserved connection back to the pool (Bun closes it if it is still inside a transaction). */
@@ -105,6 +114,15 @@ export class UnitOfWork {
   async query(query: Sql): Promise<ResultArray> {
     const { text, values } = renderSql(query, "postgres");
     return (await this.send({ text, values }))!;
+  }
+
+  /**
+   * A read's first row; before BEGIN, with nothing held, read together with the same read of
+   * concurrent requests (./batched-reads.ts), as a plain read goes out of the transaction anyway.
+   */
+  async getBatched<T>(query: Sql, batch: ReadBatch): Promise<T | undefined> {
+    if (this.batching && !this.begun && this.held.length === 0) return this.batching.reads.get<T>(query, batch);
+    return rowsOf<T>(await this.query(query))[0];
   }
 
   /** A write sent with the unit's next statement or at its end (see the module's comment). */
@@ -141,7 +159,11 @@ export class UnitOfWork {
         if (writes.length === 0) return;
         if (one) {
           this.held = [];
-          await this.send(one, false);
+          const options = writes.map((w) => w.held!.options);
+          // With the same writes of units ending now, as one statement (./group-commit.ts), or alone.
+          if (this.batching && GroupCommit.accepts(options)) {
+            await this.batching.writes.end(options, () => this.send(one, false));
+          } else await this.send(one, false);
           return;
         }
       }

@@ -1,4 +1,4 @@
-import { sql, type Executor } from "../database";
+import { getBatched, sql, type Executor } from "../database";
 import { insertionOrder } from "./order";
 
 export interface MerchantRow {
@@ -32,8 +32,14 @@ export function findMerchant(ex: Executor, id: string): Promise<MerchantRow | un
   return ex.get<MerchantRow>(sql`SELECT * FROM merchants WHERE id = ${id}`);
 }
 
+/** The merchant of an API key; on PostgreSQL read together with concurrent requests' (getBatched). */
 export function findMerchantByApiKeyHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {
-  return ex.get<MerchantRow>(sql`SELECT * FROM merchants WHERE api_key_hash = ${hash}`);
+  return getBatched<MerchantRow>(ex, sql`SELECT * FROM merchants WHERE api_key_hash = ${hash}`, {
+    key: "findMerchantByApiKeyHash",
+    row: { hash },
+    select: (rows) => sql`SELECT m.*, k._row FROM json_to_recordset(${rows}) AS k(_row int, hash text)
+      JOIN merchants m ON m.api_key_hash = k.hash`,
+  });
 }
 
 export function findMerchantByTokenHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {

@@ -2,7 +2,7 @@ import type { CardBrand } from "../../../packages/rules/card-rules";
 import type { Outcome } from "../../../packages/rules/test-data";
 import type { CheckResult } from "../../../packages/rules/checks";
 import type { BinType } from "../../domain/surcharge";
-import { sql, type Executor } from "../database";
+import { getBatched, sql, type Executor } from "../database";
 import { insertionOrder } from "./order";
 import { findCustomerOfPaymentMethod, type CustomerRow } from "./customers";
 
@@ -92,7 +92,8 @@ export async function findChargeableWithCustomer(
     ]);
     return { pm, customer };
   }
-  const row = await ex.get<ChargeablePaymentMethodRow & { _customer: CustomerRow | null }>(
+  const row = await getBatched<ChargeablePaymentMethodRow & { _customer: CustomerRow | null }>(
+    ex,
     sql`SELECT *, CASE WHEN EXISTS (
           SELECT 1 FROM sandbox_outcomes o JOIN payment_methods q ON q.id = o.payment_method_id
           WHERE o.merchant_id = payment_methods.merchant_id AND q.fingerprint = payment_methods.fingerprint
@@ -100,6 +101,18 @@ export async function findChargeableWithCustomer(
         (SELECT row_to_json(c) FROM customers c
           WHERE c.id = payment_methods.customer_id AND c.merchant_id = payment_methods.merchant_id) AS _customer
         FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`,
+    {
+      // Concurrent charges' reads in one statement: the same columns, for every (id, merchant) pair.
+      key: "findChargeableWithCustomer",
+      row: { id, merchant_id: merchantId },
+      select: (rows) => sql`SELECT p.*, k._row, CASE WHEN EXISTS (
+          SELECT 1 FROM sandbox_outcomes o JOIN payment_methods q ON q.id = o.payment_method_id
+          WHERE o.merchant_id = p.merchant_id AND q.fingerprint = p.fingerprint
+        ) THEN 1 ELSE 0 END AS outcomes_armed,
+        (SELECT row_to_json(c) FROM customers c WHERE c.id = p.customer_id AND c.merchant_id = p.merchant_id) AS _customer
+        FROM json_to_recordset(${rows}) AS k(_row int, id text, merchant_id text)
+        JOIN payment_methods p ON p.id = k.id AND p.merchant_id = k.merchant_id`,
+    },
   );
   if (!row) return {};
   const { _customer: customer, ...pm } = row;

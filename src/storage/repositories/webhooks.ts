@@ -4,7 +4,7 @@
  * due deliveries are in ./webhook-claims.ts. Every statement here is portable SQL
  * (docs/architecture.md): one repository serves SQLite and PostgreSQL.
  */
-import { sql, writeBehind, type Executor, type Sql } from "../database";
+import { sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
 import type { DeliveryStatus } from "../../domain/schemas/webhooks";
 
 export interface WebhookRow {
@@ -215,7 +215,36 @@ export function insertDeliveriesOfEvent(
       FROM webhooks WHERE merchant_id = ${e.merchantId} AND deleted_at IS NULL AND disabled_at IS NULL
         AND event IN (${e.event}, '*')
       ORDER BY created_at`;
-  return writeBehind(ex, write, { independent: true, then: (result) => then(result.changes) });
+  return writeBehind(ex, write, {
+    independent: true,
+    batch: deliveriesBatch(e),
+    then: (result) => then(result.changes),
+  });
+}
+
+/** insertDeliveriesOfEvent's event among those of concurrent units, all written by one INSERT (group commit). */
+function deliveriesBatch(e: Parameters<typeof insertDeliveriesOfEvent>[1]): WriteBatch {
+  return {
+    key: "insertDeliveriesOfEvent",
+    row: {
+      merchant_id: e.merchantId,
+      event: e.event,
+      record_id: e.recordId,
+      body: e.body,
+      due_at_ms: e.dueAtMs,
+      created_at: e.createdAt,
+    },
+    select: (rows) => sql`SELECT gen_random_uuid()::text AS id, w.merchant_id, w.id AS webhook_id, e.event, e.record_id,
+        e.body, e.due_at_ms, e.created_at, e._row
+      FROM json_to_recordset(${rows}) AS e(_row int, merchant_id text, event text, record_id text, body text,
+        due_at_ms bigint, created_at text)
+      JOIN webhooks w ON w.merchant_id = e.merchant_id AND w.deleted_at IS NULL AND w.disabled_at IS NULL
+        AND w.event IN (e.event, '*')
+      ORDER BY e._row, w.created_at`,
+    insert: (source) => sql`INSERT INTO webhook_deliveries (id, merchant_id, webhook_id, event, record_id, body,
+        next_attempt_at_ms, redelivery_of, created_at, updated_at)
+      SELECT id, merchant_id, webhook_id, event, record_id, body, due_at_ms, NULL, created_at, created_at FROM ${source}`,
+  };
 }
 
 export function findDelivery(ex: Executor, merchantId: string, id: string): Promise<DeliveryWithTarget | undefined> {

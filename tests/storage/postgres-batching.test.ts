@@ -1,0 +1,211 @@
+/**
+ * PostgreSQL's batching across concurrent requests (src/storage/postgres/group-commit.ts and
+ * batched-reads.ts): units of work ending together with only held writes go out as one statement,
+ * and plain reads made together outside a transaction too. What must hold whatever is batched: each
+ * unit gets its own verdict (a faulty one fails alone, the others are stored), each write its own
+ * count, each read its own rows, and every acknowledged charge is stored exactly once.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { buildDeps, composeApp, type App } from "../../src/entry/app";
+import type { AppDeps } from "../../src/http/deps";
+import { memoryLogger } from "../../src/lib/logger";
+import {
+  getBatched,
+  sql,
+  UniqueViolation,
+  writeBehind,
+  type Database,
+  type ReadBatch,
+  type WriteBatch,
+} from "../../src/storage/database";
+import { openPostgres } from "../../src/storage/postgres/database";
+import { StatementTally } from "../../src/storage/statement-count";
+import { CARD } from "../support/app";
+import { describePostgres, migratedPostgresDatabase, POSTGRES_TIMEOUT_MS, postgresDatabase } from "../support/postgres";
+
+/** A write of `n` rows to `items` from `first` on, in its batch form. */
+function itemsWrite(first: number, n: number): { query: ReturnType<typeof sql>; batch: WriteBatch } {
+  return {
+    query: sql`INSERT INTO items (id) SELECT g FROM generate_series(${first}, ${first + n - 1}) AS g`,
+    batch: {
+      key: "items",
+      row: { first, n },
+      select: (rows) => sql`SELECT g AS id, r._row FROM json_to_recordset(${rows}) AS r(_row int, first int, n int),
+        generate_series(r.first, r.first + r.n - 1) AS g`,
+      insert: (source) => sql`INSERT INTO items (id) SELECT id FROM ${source}`,
+    },
+  };
+}
+
+/** The item `id`, read in its batch form. */
+function readItem(db: Database, id: number): Promise<{ id: number } | undefined> {
+  const batch: ReadBatch = {
+    key: "item",
+    row: { id },
+    select: (rows) => sql`SELECT i.id, k._row FROM json_to_recordset(${rows}) AS k(_row int, id int)
+      JOIN items i ON i.id = k.id`,
+  };
+  return getBatched(db, sql`SELECT id FROM items WHERE id = ${id}`, batch);
+}
+
+describePostgres("PostgreSQL batches concurrent units of work and reads", () => {
+  let db: Database;
+  const tally = new StatementTally(true);
+  const ids = async () => (await db.all<{ id: number }>(sql`SELECT id FROM items ORDER BY id`)).map((row) => row.id);
+
+  beforeAll(async () => {
+    db = await openPostgres(await postgresDatabase("batching"), { trace: tally, idleTimeout: 1 });
+    await db.run(sql`CREATE TABLE items (id INTEGER PRIMARY KEY)`);
+  }, POSTGRES_TIMEOUT_MS);
+  afterAll(() => db.close());
+
+  test("units ending together write in one statement, each told its own count", async () => {
+    await db.run(sql`DELETE FROM items`);
+    tally.take();
+    const counts: number[] = [];
+    await Promise.all(
+      [1, 2, 3].map((n, index) =>
+        db.transaction(async (tx) => {
+          const { query, batch } = itemsWrite(index * 10, n);
+          await writeBehind(tx, query, {
+            independent: true,
+            batch,
+            then: (result) => (counts[index] = result.changes),
+          });
+        }),
+      ),
+    );
+    const count = tally.take();
+    expect(count.total).toBe(1);
+    expect(count.log[0]).toStartWith("WITH s0 AS MATERIALIZED");
+    expect(counts).toEqual([1, 2, 3]);
+    expect(await ids()).toEqual([0, 10, 11, 20, 21, 22]);
+  });
+
+  test("a unit alone sends its own statement", async () => {
+    await db.run(sql`DELETE FROM items`);
+    tally.take();
+    await db.transaction((tx) => writeBehind(tx, itemsWrite(5, 1).query, { batch: itemsWrite(5, 1).batch }));
+    expect(tally.take().log).toEqual(["INSERT INTO items (id) SELECT g FROM generate_series($1, $2) AS g"]);
+  });
+
+  test("one faulty unit in a batch fails alone with its own error; the others are stored", async () => {
+    await db.run(sql`DELETE FROM items`);
+    await db.run(sql`INSERT INTO items (id) VALUES (100)`);
+    tally.take();
+    const outcomes = await Promise.allSettled(
+      [0, 100, 200, 300].map((first) =>
+        db.transaction(async (tx) => {
+          const { query, batch } = itemsWrite(first, 2);
+          await writeBehind(tx, query, { independent: true, batch });
+          return first;
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(UniqueViolation);
+    // The batch, then each unit's own statement.
+    expect(tally.take().total).toBe(5);
+    expect(await ids()).toEqual([0, 1, 100, 200, 201, 300, 301]);
+  });
+
+  test("reads made together are one statement, each answered its own row", async () => {
+    await db.run(sql`DELETE FROM items`);
+    await db.run(sql`INSERT INTO items (id) VALUES (1), (2), (3)`);
+    tally.take();
+    const rows = await Promise.all([3, 1, 9, 2, 1].map((id) => readItem(db, id)));
+    expect(rows).toEqual([{ id: 3 }, { id: 1 }, undefined, { id: 2 }, { id: 1 }]);
+    expect(tally.take().total).toBe(1);
+    // Inside a transaction a read is never batched.
+    await db.transaction(async (tx) => {
+      await tx.run(sql`UPDATE items SET id = 4 WHERE id = 3`);
+      expect(
+        await getBatched(tx, sql`SELECT id FROM items WHERE id = ${4}`, { key: "x", row: {}, select: () => sql`` }),
+      ).toEqual({ id: 4 });
+    });
+  });
+});
+
+describePostgres("concurrent POST /charge requests on PostgreSQL", () => {
+  let db: Database;
+  let deps: AppDeps;
+  let app: App;
+  let apiKey: string;
+  let pmId: string;
+  const tally = new StatementTally(true);
+  const charge = async (total: number) => {
+    const response = await app.handle(
+      new Request("http://localhost/charge", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+        body: JSON.stringify({ payment_method_id: pmId, total }),
+      }),
+    );
+    return { status: response.status, body: (await response.json()) as { id: string } };
+  };
+
+  beforeAll(async () => {
+    db = await openPostgres(await migratedPostgresDatabase("batching_app"), { trace: tally, idleTimeout: 1 });
+    deps = await buildDeps({ db, config: { quiet: true }, log: memoryLogger() });
+    app = composeApp(deps);
+    const merchant = await deps.services.merchants.getDefault();
+    apiKey = merchant.api_key;
+    const tokenized = await app.handle(
+      new Request(`http://localhost/webpayment/${merchant.web_payments_token}/tokenize`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(CARD),
+      }),
+    );
+    pmId = ((await tokenized.json()) as { id: string }).id;
+    expect((await charge(1)).status).toBe(200); // warm: statements prepared
+  }, POSTGRES_TIMEOUT_MS);
+  afterAll(async () => {
+    for (const worker of deps.workers) await worker.stop();
+    await db.close();
+  });
+
+  const stored = async (id: string) =>
+    (await db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM transactions WHERE id = ${id}`))!.n;
+
+  test("share statements, and every acknowledged charge is stored exactly once", async () => {
+    const before = (await db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM transactions`))!.n;
+    tally.take();
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => charge(10 + i)));
+    const count = tally.take();
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 40 }, () => 200));
+    // Alone, each would send three (tests/http/statements-per-request.test.ts): 120. Started
+    // together, they go out as a batch of each (3), or a few when the machine is slow.
+    expect(count.total).toBeLessThanOrEqual(12);
+    expect(count.log).toContain("SELECT m.*, k._row FROM json_to_recordset($1::text::json) AS k(_row int, hash text)");
+    expect(count.log).toContain("SELECT p.*, k._row, CASE WHEN EXISTS (");
+    for (const { body } of answers) expect(await stored(body.id)).toBe(1);
+    expect((await db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM transactions`))!.n).toBe(before + 40);
+  });
+
+  test("a charge the database refuses fails alone; the charges batched with it are stored", async () => {
+    // A fault only the database sees, in the middle of a batch: a charge of 666.66 is refused.
+    await db.run(sql`CREATE FUNCTION refuse_666() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.total_cents = 66666 THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END; $$`);
+    await db.run(
+      sql`CREATE TRIGGER refuse_666 BEFORE INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION refuse_666()`,
+    );
+    try {
+      const totals = [1, 2, 3, 666.66, 5, 6, 7, 8];
+      tally.take();
+      const answers = await Promise.all(totals.map((total) => charge(total)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 500, 200, 200, 200, 200]);
+      // The batch that failed, then each charge's own write.
+      const writes = tally.take().log.filter((line) => line.startsWith("WITH w0 AS (INSERT INTO transactions"));
+      expect(writes.length).toBeGreaterThan(totals.length);
+      for (const [index, { body }] of answers.entries()) if (index !== 3) expect(await stored(body.id)).toBe(1);
+      const refused = await db.get<{ n: number }>(
+        sql`SELECT COUNT(*) AS n FROM transactions WHERE total_cents = 66666`,
+      );
+      expect(refused!.n).toBe(0);
+    } finally {
+      await db.run(sql`DROP TRIGGER refuse_666 ON transactions`);
+      await db.run(sql`DROP FUNCTION refuse_666()`);
+    }
+  });
+});
