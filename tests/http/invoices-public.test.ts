@@ -72,6 +72,8 @@ describe("POST /webpayment/{token}/invoice", () => {
     expect(invoice.schedule_id).toBeNull();
     for (const field of ["created_at", "updated_at", "invoice_date_at"]) expect(invoice[field]).toMatch(TIMESTAMP);
     for (const field of ["paid_at", "due_at", "sent_at", "viewed_at", "deleted_at"]) expect(invoice[field]).toBeNull();
+    // The answer is built, not read back: it is the invoice as stored.
+    expect((await ctx.call("GET", `/invoice/${invoice.id}`)).body).toEqual(invoice);
   });
 
   test("keeps a given url and reads the public URL at request time for the default", async () => {
@@ -96,6 +98,7 @@ describe("POST /webpayment/{token}/invoice", () => {
     expect(res.status).toBe(200);
     expect(res.body.customer_id).toBe(customer.body.id);
     expect(res.body.customer.firstname).toBe("Grace");
+    expect((await ctx.call("GET", `/invoice/${res.body.id}`)).body).toEqual(res.body);
   });
 
   test("paid with another customer's payment method, the invoice keeps its customer, as stored", async () => {

@@ -139,9 +139,12 @@ export class InvoiceService {
   ): Promise<RowAndRecord> {
     if (input.invoice_id) return this.reusePublic(ex, merchantId, input, settings);
     assertValid(await validatePublicInvoice(ex, this.customers, merchantId, input, settings));
-    const pm = await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id);
+    const pmId = input.payment_method_id;
+    const { pm, customer: charged } = await this.paymentMethods.chargeableWithCustomer(ex, merchantId, pmId);
     const customerId = input.customer_id?.trim() || pm.customer_id;
-    const email = input.email?.trim() || (await this.customers.getRow(ex, merchantId, customerId)).email;
+    // The payment method's customer, read with it, is usually the invoice's: not read again.
+    const customer = customerId === charged.id ? charged : undefined;
+    const email = input.email?.trim() || (customer ?? (await this.customers.getRow(ex, merchantId, customerId))).email;
     return this.insert(ex, merchantId, {
       customerId,
       paymentMethodId: pm.id,
@@ -154,6 +157,7 @@ export class InvoiceService {
       isMerchantPresent: null,
       isPartialPaymentEnabled: false,
       dueAt: null,
+      customer,
     });
   }
 
@@ -247,7 +251,12 @@ export class InvoiceService {
       due_at: v.dueAt,
       schedule_id: v.scheduleId ?? null,
     });
-    const record = await this.toRecord(ex, row);
+    // A new invoice has no transactions yet: its record needs at most its customer.
+    const record = await invoiceRecordFrom(ex, this.transactions, row, {
+      transactions: [],
+      records: new Map(),
+      customers: new Map(v.customer ? [[v.customer.id, v.customer]] : []),
+    });
     await this.events.emit(ex, { merchantId, name: "create_invoice", record });
     return { row, record };
   }

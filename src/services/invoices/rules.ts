@@ -14,7 +14,7 @@ import {
 } from "../../../packages/rules/validation";
 import type { InvoiceBody, PublicInvoiceBody } from "../../domain/schemas/invoices";
 import { checkRequiredCustomFields, type MerchantCustomField } from "../merchant-options";
-import type { CustomerService } from "../customers";
+import type { CustomerRow, CustomerService } from "../customers";
 import { checkLineItemsTotal, priceLineItems } from "../catalog/line-items";
 
 /** The default hosted invoice address prefix: the invoice is at url + id. */
@@ -122,4 +122,6 @@ export interface InvoiceValues {
   dueAt: string | null;
   /** The invoice schedule that made it. */
   scheduleId?: string;
+  /** Its customer's row, when the caller has read it (not read again for the record). */
+  customer?: CustomerRow;
 }

@@ -107,19 +107,38 @@ export type NewInvoice = Pick<
   | "due_at"
 > & { schedule_id?: string | null };
 
-/** Stores a new (DRAFT) invoice and answers the row as stored, in the same statement. */
+/**
+ * Stores a new (DRAFT) invoice and answers the row as stored: the values given and the table's
+ * defaults, built here rather than read back, so nothing waits on the INSERT (writeBehind: on
+ * PostgreSQL it goes with the unit's next statement or its COMMIT, as one statement with the
+ * unit's other independent writes, such as its create_invoice outbox row).
+ */
 export async function insertInvoice(ex: Executor, v: NewInvoice): Promise<InvoiceRow> {
-  const row = await ex.get<InvoiceRow>(
+  await writeBehind(
+    ex,
     sql`INSERT INTO invoices (id, merchant_id, customer_id, payment_method_id, status, total_cents,
           is_partial_payment_enabled, is_webpayment, is_merchant_present, send_receipt, email, meta, url, created_at,
           updated_at, invoice_date_at, due_at, schedule_id)
         VALUES (${v.id}, ${v.merchant_id}, ${v.customer_id}, ${v.payment_method_id}, 'DRAFT', ${v.total_cents},
           ${v.is_partial_payment_enabled}, ${v.is_webpayment}, ${v.is_merchant_present}, ${v.send_receipt}, ${v.email},
           ${v.meta}, ${v.url}, ${v.created_at}, ${v.updated_at}, ${v.invoice_date_at}, ${v.due_at},
-          ${v.schedule_id ?? null})
-        RETURNING *`,
+          ${v.schedule_id ?? null})`,
+    { independent: true },
   );
-  return row!;
+  return {
+    ...v,
+    schedule_id: v.schedule_id ?? null,
+    status: "DRAFT",
+    // The columns this INSERT leaves to their defaults (both dialects' migrations).
+    total_paid_cents: 0,
+    outside_paid_cents: 0,
+    payment_attempt_failed: 0,
+    payment_attempt_message: "",
+    paid_at: null,
+    sent_at: null,
+    viewed_at: null,
+    deleted_at: null,
+  };
 }
 
 /** The columns InvoiceService.sync may change. */
