@@ -2,7 +2,7 @@ import type { CardBrand } from "../../../packages/rules/card-rules";
 import type { Outcome } from "../../../packages/rules/test-data";
 import type { CheckResult } from "../../../packages/rules/checks";
 import type { BinType } from "../../domain/surcharge";
-import { getBatched, sql, type Executor } from "../database";
+import { getBatched, sql, writeBehind, type Executor } from "../database";
 import { insertionOrder } from "./order";
 import { findCustomerOfPaymentMethod, type CustomerRow } from "./customers";
 
@@ -145,12 +145,18 @@ export function listCustomerPaymentMethods(
   );
 }
 
-/** Stores a payment method and answers the row as stored, in the same statement. */
+/**
+ * Stores a payment method and answers the row as stored: the values given and the table's defaults,
+ * built here rather than read back, so nothing waits on the INSERT (writeBehind: on PostgreSQL it
+ * goes with the unit's next statement or its COMMIT, as one statement with the unit's other
+ * independent writes, such as its create_payment_method outbox row).
+ */
 export async function insertPaymentMethod(
   ex: Executor,
   p: Omit<PaymentMethodRow, "nickname" | "deleted_at">,
 ): Promise<PaymentMethodRow> {
-  const row = await ex.get<PaymentMethodRow>(
+  await writeBehind(
+    ex,
     sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, card_type, bin_type, card_last_four,
           card_exp, bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip, address_1,
           has_cvv, cvv_result, fingerprint, outcome, ach_return_code, ach_return_days, card_update_at, card_update,
@@ -159,10 +165,11 @@ export async function insertPaymentMethod(
           ${p.card_last_four}, ${p.card_exp}, ${p.bank_name}, ${p.bank_type}, ${p.bank_holder_type},
           ${p.bank_last_four}, ${p.bank_routing}, ${p.address_zip}, ${p.address_1}, ${p.has_cvv}, ${p.cvv_result}, ${p.fingerprint},
           ${p.outcome}, ${p.ach_return_code}, ${p.ach_return_days}, ${p.card_update_at}, ${p.card_update},
-          ${p.dispute_reason}, ${p.dispute_days}, ${p.created_at}, ${p.updated_at})
-        RETURNING *`,
+          ${p.dispute_reason}, ${p.dispute_days}, ${p.created_at}, ${p.updated_at})`,
+    { independent: true },
   );
-  return row!;
+  // The columns this INSERT leaves to their defaults (both dialects' migrations).
+  return { ...p, nickname: "", deleted_at: null };
 }
 
 export async function softDeletePaymentMethod(ex: Executor, id: string, now: string): Promise<void> {
