@@ -1,15 +1,48 @@
 /**
  * Issue 33's cuts of PostgreSQL's own work per row and per statement keep every answer as it was:
- * the charge's one-statement read of a payment method and its customer (row_to_json).
+ * the charge's one-statement read of a payment method and its customer (row_to_json), the lookups
+ * that lost an index to migration 053 (they seek the index that had it as a prefix), and the list
+ * total's counter, moved once per statement since 053 (exact after many rows in one statement).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { sql } from "../../src/storage/database";
+import { sql, type Executor, type Sql } from "../../src/storage/database";
 import { openPostgres, type PostgresDatabase } from "../../src/storage/postgres/database";
 import { findCustomerOfPaymentMethod } from "../../src/storage/repositories/customers";
 import { findChargeableWithCustomer } from "../../src/storage/repositories/payment-methods";
+import { childrenOf } from "../../src/storage/repositories/transactions";
 import { describePostgres, migratedPostgresDatabase, POSTGRES_TIMEOUT_MS } from "../support/postgres";
 
 const NOW = "2026-11-27 10:00:00";
+
+/**
+ * `count` transactions of merchant m1 or m2 (its customer and payment method) as rows of one SELECT,
+ * ids `${prefix}-1` ...; children of `parent` when given (not counted by the list total).
+ */
+function rows(prefix: string, merchant: "m1" | "m2", count: number, parent: string | null = null): Sql {
+  const n = merchant.slice(1);
+  return sql`SELECT ${prefix} || '-' || g, ${merchant}, ${parent}::text, ${`c${n}`}, ${`pm${n}`}, 'card',
+      ${parent ? "refund" : "charge"}, 1, g, ${NOW}, ${NOW}
+    FROM generate_series(1, ${count}::int) g`;
+}
+const INSERT = sql`INSERT INTO transactions (id, merchant_id, parent_id, customer_id, payment_method_id, method,
+  type, success, total_cents, created_at, updated_at)`;
+
+/** The counter's total of each merchant beside the count of its top-level rows: equal when exact. */
+async function totals(ex: Executor): Promise<{ counter: unknown; rows: unknown }> {
+  return {
+    counter: await ex.all(sql`SELECT merchant_id, SUM(top_level)::int AS n FROM transaction_counts
+      GROUP BY merchant_id HAVING SUM(top_level) <> 0 ORDER BY merchant_id`),
+    rows: await ex.all(sql`SELECT merchant_id, COUNT(*)::int AS n FROM transactions WHERE parent_id IS NULL
+      GROUP BY merchant_id ORDER BY merchant_id`),
+  };
+}
+
+/** Rows of transaction_counts this transaction inserted or updated so far. */
+async function counterWrites(ex: Executor): Promise<number> {
+  const row = await ex.get<{ n: number }>(sql`SELECT (n_tup_ins + n_tup_upd)::int AS n FROM pg_stat_xact_user_tables
+    WHERE relname = 'transaction_counts'`);
+  return row?.n ?? 0;
+}
 
 describePostgres("PostgreSQL's work per row (issue 33)", () => {
   let db: PostgresDatabase;
@@ -26,6 +59,14 @@ describePostgres("PostgreSQL's work per row (issue 33)", () => {
     await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
       outcome, created_at, updated_at)
       VALUES ('pm1', 'm1', 'c1', 'card', 'Zoë', 'f', 'approve', ${NOW}, ${NOW})`);
+    await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
+      api_key_hash, webhook_secret, created_at, updated_at)
+      VALUES ('m2', 'm2', 't-m2', 'th-m2', 'k-m2', 'kh-m2', 's', ${NOW}, ${NOW})`);
+    await db.run(sql`INSERT INTO customers (id, merchant_id, match_key, created_at, updated_at)
+      VALUES ('c2', 'm2', 'k', ${NOW}, ${NOW})`);
+    await db.run(sql`INSERT INTO payment_methods (id, merchant_id, customer_id, method, person_name, fingerprint,
+      outcome, created_at, updated_at)
+      VALUES ('pm2', 'm2', 'c2', 'card', 'B', 'f', 'approve', ${NOW}, ${NOW})`);
   }, POSTGRES_TIMEOUT_MS);
   afterAll(() => db?.close());
 
@@ -39,4 +80,78 @@ describePostgres("PostgreSQL's work per row (issue 33)", () => {
     expect({ ...customer, seq: seq(customer) }).toEqual({ ...row!, seq: seq(row) });
     expect(await findChargeableWithCustomer(db, "m2", "pm1")).toEqual({});
   });
+  test(
+    "a transaction's children are sought through transactions_children, its former prefix gone (053)",
+    async () => {
+      const indexes = await db.all<{ name: string }>(
+        sql`SELECT indexname AS name FROM pg_indexes WHERE indexname IN ('transactions_by_parent', 'emails_by_merchant')`,
+      );
+      expect(indexes).toEqual([]);
+      await db.transaction(async (tx) => {
+        // The plan a big table gets: no sequential scan allowed, so the planner names the index it would seek.
+        await tx.run(sql`SET LOCAL enable_seqscan = off`);
+        const plan = await tx.all<{ "QUERY PLAN": string }>(
+          sql`EXPLAIN SELECT seq AS _order, * FROM transactions WHERE parent_id = ${"t1"}`,
+        );
+        expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("transactions_children");
+      });
+      expect((await childrenOf(db, ["nope"])).size).toBe(0);
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
+  test(
+    "one INSERT of 50 rows of two merchants, children among them, moves each total exactly, each counter row once (053)",
+    async () => {
+      await db.run(sql`${INSERT} ${rows("seed", "m1", 1)}`);
+      const written = await db.transaction(async (tx) => {
+        const before = await counterWrites(tx);
+        await tx.run(sql`${INSERT} ${rows("a", "m1", 30)} UNION ALL ${rows("b", "m2", 10)}
+          UNION ALL ${rows("c", "m1", 10, "seed-1")}`);
+        return (await counterWrites(tx)) - before;
+      });
+      // Per row, the 40 top-level rows were 40 upserts of the two slot rows; per statement, one each.
+      expect(written).toBe(2);
+      const { counter, rows: truth } = await totals(db);
+      expect(truth).toEqual([
+        { merchant_id: "m1", n: 31 },
+        { merchant_id: "m2", n: 10 },
+      ]);
+      expect(counter).toEqual(truth);
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
+  test(
+    "the counter stays exact through two INSERTs in one statement, a rolled-back one, multi-row UPDATEs and DELETEs",
+    async () => {
+      // Two data-modifying CTEs into transactions (the group commit's shape): one statement, both counted.
+      await db.run(sql`WITH x AS (${INSERT} ${rows("x", "m1", 5)} RETURNING 1),
+        y AS (${INSERT} ${rows("y", "m2", 7)} RETURNING 1) SELECT (SELECT COUNT(*) FROM x), (SELECT COUNT(*) FROM y)`);
+      expect((await totals(db)).counter).toEqual((await totals(db)).rows);
+      await db
+        .transaction(async (tx) => {
+          await tx.run(sql`${INSERT} ${rows("gone", "m2", 20)}`);
+          throw new Error("abort");
+        })
+        .catch(() => {});
+      expect((await totals(db)).counter).toEqual((await totals(db)).rows);
+      // Top-level rows become children and back, in one statement each (the row trigger on UPDATE).
+      await db.run(sql`UPDATE transactions SET parent_id = 'seed-1' WHERE id LIKE 'x-%' OR id LIKE 'a-1_'`);
+      expect((await totals(db)).counter).toEqual((await totals(db)).rows);
+      await db.run(sql`UPDATE transactions SET parent_id = NULL WHERE id LIKE 'c-%' OR id = 'x-1'`);
+      expect((await totals(db)).counter).toEqual((await totals(db)).rows);
+      // A bulk DELETE of top-level rows and children of both merchants (a reset's shape), then one row.
+      await db.run(sql`DELETE FROM transactions WHERE id LIKE 'x-%' OR id LIKE 'a-%' OR id LIKE 'y-%'`);
+      expect((await totals(db)).counter).toEqual((await totals(db)).rows);
+      await db.run(sql`DELETE FROM transactions WHERE id = 'c-1'`);
+      const { counter, rows: truth } = await totals(db);
+      expect(counter).toEqual(truth);
+      expect(truth).toEqual([
+        { merchant_id: "m1", n: 10 },
+        { merchant_id: "m2", n: 10 },
+      ]);
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
 });

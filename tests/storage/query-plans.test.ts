@@ -134,6 +134,18 @@ describe("query plans of the batched loads and the per-record lookups", () => {
     expect(await planOf(sms)).toContain("SEARCH sms USING COVERING INDEX sms_by_global_seq");
   });
 
+  test("a transaction's children, captures and voids are sought through transactions_children (053)", async () => {
+    // 053 dropped transactions_by_parent, a prefix of transactions_children with the same predicate.
+    for (const read of [
+      (ex: Executor) => transactions.childrenOf(ex, ids(1)),
+      (ex: Executor) => transactions.childrenOf(ex, ids(20)),
+    ]) {
+      const plan = await planOf(await statementOf(read));
+      expect(plan).toContain("USING INDEX transactions_children (parent_id=?)");
+      expect(plan).not.toMatch(/SCAN transactions\b/);
+    }
+  });
+
   test("a clock advance counts the merchant's settled rows through their own index, not every transaction", async () => {
     const plan = await planOf(await statementOf((ex) => deposits.settlementCounts(ex, "merchant")));
     expect(plan).toContain("transactions_settled (merchant_id=? AND type=?)");

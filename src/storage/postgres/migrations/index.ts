@@ -30,6 +30,7 @@ import m047 from "./047_dispute_lifecycle.sql" with { type: "text" };
 import m049 from "./049_webhook_retry.sql" with { type: "text" };
 import m050 from "./050_transaction_schedule.sql" with { type: "text" };
 import m052 from "./052_counter_triggers_planned_once.sql" with { type: "text" };
+import m053 from "./053_fewer_row_work.sql" with { type: "text" };
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -62,4 +63,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 50, name: "050_transaction_schedule", sql: m050 },
   // PostgreSQL only: the counter slots of 035 are.
   { version: 52, name: "052_counter_triggers_planned_once", sql: m052 },
+  // Both databases drop two indexes; PostgreSQL only: its counter triggers (035's slots) go per statement.
+  { version: 53, name: "053_fewer_row_work", sql: m053 },
 ];
