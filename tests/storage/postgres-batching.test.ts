@@ -57,7 +57,7 @@ describePostgres("PostgreSQL batches concurrent units of work and reads", () => 
     db = await openPostgres(await postgresDatabase("batching"), { trace: tally, idleTimeout: 1 });
     await db.run(sql`CREATE TABLE items (id INTEGER PRIMARY KEY)`);
   }, POSTGRES_TIMEOUT_MS);
-  afterAll(() => db.close());
+  afterAll(() => db.close(), POSTGRES_TIMEOUT_MS);
 
   test("units ending together write in one statement, each told its own count", async () => {
     await db.run(sql`DELETE FROM items`);
@@ -163,7 +163,7 @@ describePostgres("concurrent POST /charge requests on PostgreSQL", () => {
   afterAll(async () => {
     for (const worker of deps.workers) await worker.stop();
     await db.close();
-  });
+  }, POSTGRES_TIMEOUT_MS);
 
   const stored = async (id: string) =>
     (await db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM transactions WHERE id = ${id}`))!.n;

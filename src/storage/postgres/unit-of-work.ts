@@ -25,7 +25,15 @@
  * Every round trip is told to the {@link StatementTrace}, if any (the bench and the statement tests).
  */
 import type { ReservedSQL, SQL } from "bun";
-import { renderSql, sql, type HoldOptions, type ReadBatch, type Sql, type SqlValue } from "../database";
+import {
+  renderSql,
+  sql,
+  type HoldOptions,
+  type ReadBatch,
+  type RenderedSql,
+  type Sql,
+  type SqlValue,
+} from "../database";
 import type { StatementTrace } from "../statement-count";
 import type { BatchedReads } from "./batched-reads";
 import { GroupCommit } from "./group-commit";
@@ -68,7 +76,7 @@ const BEGIN = control("BEGIN");
 const COMMIT = control("COMMIT");
 const ROLLBACK = control("ROLLBACK");
 
-const isWrite = (statement: Statement) => statement.values !== null;
+const isWrite = (statement: Statement) => statement.held !== undefined || statement.values !== null;
 
 /** A SELECT that takes no lock and calls nothing known to write or lock: it may run outside the transaction. */
 const PLAIN_READ = /^\s*SELECT\b/i;
@@ -127,9 +135,20 @@ export class UnitOfWork {
 
   /** A write sent with the unit's next statement or at its end (see the module's comment). */
   hold(query: Sql, options: HoldOptions = {}): void {
-    const { text, values } = renderSql(query, "postgres");
     const answered = options.then && ((result: ResultArray) => options.then!({ changes: result.affectedRows ?? 0 }));
-    this.held.push({ text, values, held: { query, options }, answered });
+    // Rendered only if sent as it is: a write that goes in a batch of concurrent units never is.
+    let rendered: RenderedSql | undefined;
+    const render = () => (rendered ??= renderSql(query, "postgres"));
+    this.held.push({
+      get text() {
+        return render().text;
+      },
+      get values() {
+        return render().values;
+      },
+      held: { query, options },
+      answered,
+    });
   }
 
   /** Runs SQL text of several statements without parameters (migrations), after what is held. */
@@ -148,26 +167,24 @@ export class UnitOfWork {
     try {
       const writes = this.held.filter(isWrite);
       const onlyWrites = writes.length === this.held.length;
-      const one =
-        onlyWrites && writes.length > 1 && writes.every((w) => w.held?.options.independent)
-          ? merged(writes)
-          : onlyWrites && writes.length === 1
-            ? writes[0]!
-            : undefined;
+      const single =
+        onlyWrites && (writes.length === 1 || (writes.length > 1 && writes.every((w) => w.held?.options.independent)));
+      // Built only when sent: a unit whose writes go in a batch of concurrent units never sends it.
+      const one = () => (writes.length === 1 ? writes[0]! : merged(writes));
       if (!this.begun) {
         // Nothing but reads went out: the writes left are the unit; a single statement needs no BEGIN.
         if (writes.length === 0) return;
-        if (one) {
+        if (single) {
           this.held = [];
           const options = writes.map((w) => w.held!.options);
           // With the same writes of units ending now, as one statement (./group-commit.ts), or alone.
           if (this.batching && GroupCommit.accepts(options)) {
-            await this.batching.writes.end(options, () => this.send(one, false));
-          } else await this.send(one, false);
+            await this.batching.writes.end(options, () => this.send(one(), false));
+          } else await this.send(one(), false);
           return;
         }
       }
-      if (one) this.held = [one];
+      if (single) this.held = [one()];
       const answer = await this.send(COMMIT, true);
       // A statement failed and its error was not thrown here (a caller caught it): nothing was kept.
       if (answer?.command === "ROLLBACK") throw new Error("PostgreSQL rolled the unit of work back at its COMMIT");
