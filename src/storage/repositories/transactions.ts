@@ -204,16 +204,16 @@ const CHARGE_COLUMNS = sql.raw(`id, merchant_id, invoice_id, customer_id, paymen
 
 /**
  * insertCharge's row among those of concurrent charges, all written by one INSERT (PostgreSQL's
- * group commit): the rows unnested from one JSON parameter as rows of the table's own type. In
- * merchant order, so two batches take the rows of the list counter (one slot per connection,
- * migration 035) in the same order and never wait on each other in a cycle.
+ * group commit): the rows unnested from one JSON parameter as rows of the table's own type. The
+ * list counter's trigger moves each merchant's count once per statement, in merchant order
+ * (migration 053), so two batches never wait on each other's counter rows in a cycle.
  */
 function chargeBatch(c: NewCharge): WriteBatch {
   return {
     key: "insertCharge",
     row: { ...c },
     select: (rows) => sql`SELECT r.*, r.ordinality AS _row
-      FROM json_populate_recordset(NULL::transactions, ${rows}) WITH ORDINALITY AS r ORDER BY r.merchant_id, r.ordinality`,
+      FROM json_populate_recordset(NULL::transactions, ${rows}) WITH ORDINALITY AS r`,
     insert: (source) => sql`INSERT INTO transactions (${CHARGE_COLUMNS}) SELECT ${CHARGE_COLUMNS} FROM ${source}`,
   };
 }
