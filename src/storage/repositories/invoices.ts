@@ -167,15 +167,18 @@ const SYNC_COLUMNS = [
 /**
  * Writes the given columns of an invoice (only those named in InvoiceSyncColumns). The caller
  * knows the row it leaves (InvoiceService.sync), so nothing waits on it: PostgreSQL sends it with
- * the unit's next statement or its COMMIT (writeBehind). Not independent: two syncs of one
- * invoice in a unit must not become one statement.
+ * the unit's next statement or its COMMIT (writeBehind), as one statement with the unit's other
+ * independent writes (pay()'s charge and outbox rows). Independent: it sets values, reading only
+ * its own row, which sync read (locked) in this unit first, so no write of that row made before it
+ * is still held; two writes of one row must never be held together (in one statement PostgreSQL
+ * would keep only one of them).
  */
 export async function updateInvoiceColumns(ex: Executor, id: string, next: InvoiceSyncColumns): Promise<void> {
   const sets = SYNC_COLUMNS.filter((column) => column in next).map(
     (column) => sql`${sql.raw(column)} = ${next[column] ?? null}`,
   );
   if (sets.length === 0) return;
-  await writeBehind(ex, sql`UPDATE invoices SET ${sql.join(sets)} WHERE id = ${id}`);
+  await writeBehind(ex, sql`UPDATE invoices SET ${sql.join(sets)} WHERE id = ${id}`, { independent: true });
 }
 
 export async function setInvoicePaymentMethod(
@@ -197,7 +200,8 @@ export async function softDeleteInvoice(ex: Executor, id: string, now: string): 
 /**
  * Sets sent_at or viewed_at the first time only. Nothing waits on it: in a unit of work PostgreSQL
  * sends it with the next statement or the COMMIT (writeBehind), as one statement with the unit's
- * other independent writes (a receipt's e-mail).
+ * other independent writes (a receipt's e-mail). A unit that also syncs the invoice marks it
+ * before (the schedule runner), never while the sync's write is held (see updateInvoiceColumns).
  */
 export async function markInvoice(
   ex: Executor,
