@@ -101,6 +101,20 @@ describe("POST /webpayment/{token}/invoice", () => {
     expect((await ctx.call("GET", `/invoice/${res.body.id}`)).body).toEqual(res.body);
   });
 
+  test("with invoice_id, answers the open invoice with the new payment method, as stored", async () => {
+    const ctx = await setup();
+    const { res } = await createInvoice(ctx);
+    const other = await tokenize(ctx);
+    const reused = await ctx.call("POST", `/webpayment/${ctx.token}/invoice`, {
+      body: { ...DETAILS, email: "other@example.com", payment_method_id: other.id, invoice_id: res.body.id },
+      auth: false,
+    });
+    expect(reused.status).toBe(200);
+    expect(reused.body.id).toBe(res.body.id);
+    expect(reused.body.payment_method_id).toBe(other.id);
+    expect((await ctx.call("GET", `/invoice/${res.body.id}`)).body).toEqual(reused.body);
+  });
+
   test("paid with another customer's payment method, the invoice keeps its customer, as stored", async () => {
     const ctx = await setup();
     const customer = await ctx.call("POST", "/customer", { body: { firstname: "Grace", lastname: "Hopper" } });

@@ -185,8 +185,9 @@ export class InvoiceService {
     assertValid(errors);
     const pm = await this.paymentMethods.chargeable(ex, merchantId, input.payment_method_id);
     const email = input.email?.trim() || invoice.email;
-    await repo.setInvoicePaymentMethod(ex, invoice.id, pm.id, email, this.clock.timestamp(merchantId));
-    const row = await this.getRow(ex, merchantId, invoice.id);
+    const now = this.clock.timestamp(merchantId);
+    await repo.setInvoicePaymentMethod(ex, invoice.id, pm.id, email, now);
+    const row: InvoiceRow = { ...invoice, payment_method_id: pm.id, email, updated_at: now }; // as written
     const record = await this.toRecord(ex, row);
     await this.events.emit(ex, { merchantId, name: "update_invoice", record });
     return { row, record };

@@ -181,6 +181,11 @@ export async function updateInvoiceColumns(ex: Executor, id: string, next: Invoi
   await writeBehind(ex, sql`UPDATE invoices SET ${sql.join(sets)} WHERE id = ${id}`, { independent: true });
 }
 
+/**
+ * The payment method (and e-mail) a hosted page's pay() brings to an open invoice. The caller locked
+ * the row and knows what this leaves, so nothing waits on it (writeBehind: it goes with the unit's
+ * next statement, independent as updateInvoiceColumns is).
+ */
 export async function setInvoicePaymentMethod(
   ex: Executor,
   id: string,
@@ -188,8 +193,10 @@ export async function setInvoicePaymentMethod(
   email: string | null,
   now: string,
 ): Promise<void> {
-  await ex.run(
+  await writeBehind(
+    ex,
     sql`UPDATE invoices SET payment_method_id = ${paymentMethodId}, email = ${email}, updated_at = ${now} WHERE id = ${id}`,
+    { independent: true },
   );
 }
 
