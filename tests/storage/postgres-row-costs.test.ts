@@ -2,14 +2,18 @@
  * Issue 33's cuts of PostgreSQL's own work per row and per statement keep every answer as it was:
  * the charge's one-statement read of a payment method and its customer (row_to_json), the lookups
  * that lost an index to migration 053 (they seek the index that had it as a prefix), and the list
- * total's counter, moved once per statement since 053 (exact after many rows in one statement).
+ * total's counter, moved once per statement since 053 (exact after many rows in one statement); 056's
+ * 64 counter slots, the e-mail address filters without emails_by_to, and e-mail bodies stored with lz4.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { SQL, type TransactionSQL } from "bun";
 import { sql, type Executor, type Sql } from "../../src/storage/database";
 import { openPostgres, type PostgresDatabase } from "../../src/storage/postgres/database";
 import { findCustomerOfPaymentMethod } from "../../src/storage/repositories/customers";
+import { countEmails, findEmail, insertEmail } from "../../src/storage/repositories/emails";
 import { findChargeableWithCustomer } from "../../src/storage/repositories/payment-methods";
 import { childrenOf } from "../../src/storage/repositories/transactions";
+import { holdOpen } from "../support/database";
 import { describePostgres, migratedPostgresDatabase, POSTGRES_TIMEOUT_MS } from "../support/postgres";
 
 const NOW = "2026-11-27 10:00:00";
@@ -46,8 +50,10 @@ async function counterWrites(ex: Executor): Promise<number> {
 
 describePostgres("PostgreSQL's work per row (issue 33)", () => {
   let db: PostgresDatabase;
+  let url: string;
   beforeAll(async () => {
-    db = await openPostgres(await migratedPostgresDatabase("row-costs"));
+    url = await migratedPostgresDatabase("row-costs");
+    db = await openPostgres(url);
     await db.run(sql`INSERT INTO merchants (id, name, web_payments_token, web_payments_token_hash, api_key,
       api_key_hash, webhook_secret, created_at, updated_at)
       VALUES ('m1', 'm1', 't-m1', 'th-m1', 'k-m1', 'kh-m1', 's', ${NOW}, ${NOW})`);
@@ -151,6 +157,101 @@ describePostgres("PostgreSQL's work per row (issue 33)", () => {
         { merchant_id: "m1", n: 10 },
         { merchant_id: "m2", n: 10 },
       ]);
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
+  test(
+    "two connections whose slots were one of 16 charge one merchant at once without waiting (056: 64 slots)",
+    async () => {
+      const clients: SQL[] = [];
+      try {
+        // Two single connections whose backend ids fold into one slot of 16 but two of 64.
+        const byOf16 = new Map<number, { client: SQL; pid: number }>();
+        let pair: [SQL, SQL] | undefined;
+        while (!pair && clients.length < 60) {
+          const client = new SQL(url, { max: 1 });
+          clients.push(client);
+          const [{ pid }] = await client`SELECT pg_backend_pid() AS pid`;
+          const [{ slot }] = await client`SELECT transaction_count_slot() AS slot`;
+          expect(slot).toBe(pid % 64);
+          const other = byOf16.get(pid % 16);
+          if (other && other.pid % 64 !== pid % 64) pair = [other.client, client];
+          else if (!other) byOf16.set(pid % 16, { client, pid });
+        }
+        const [first, second] = pair!;
+        const insert = (client: SQL | TransactionSQL, id: string) =>
+          client`INSERT INTO transactions (id, merchant_id, customer_id, payment_method_id, method, type, success,
+            total_cents, created_at, updated_at)
+            VALUES (${id}, 'm2', 'c2', 'pm2', 'card', 'charge', 1, 100, ${NOW}, ${NOW})`;
+        const before = (await totals(db)).rows;
+        // The first charge holds its slot row until COMMIT; with 16 slots the second waited for it.
+        const open = await holdOpen(
+          (work) => first.begin(work),
+          (tx: TransactionSQL) => insert(tx, "slot-1"),
+        );
+        const outcome = await second
+          .begin(async (tx) => {
+            await tx`SET LOCAL lock_timeout = '2s'`;
+            await insert(tx, "slot-2");
+          })
+          .then(
+            () => "committed",
+            (error: Error) => error.message,
+          );
+        await open.commit();
+        expect(outcome).toBe("committed");
+        const { counter, rows: truth } = await totals(db);
+        expect(counter).toEqual(truth);
+        expect(truth).not.toEqual(before);
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
+      }
+    },
+    POSTGRES_TIMEOUT_MS,
+  );
+
+  test(
+    "an e-mail is found by its address in any case with emails_by_to gone, its bodies as stored (056)",
+    async () => {
+      expect(await db.all(sql`SELECT indexname FROM pg_indexes WHERE indexname = 'emails_by_to'`)).toEqual([]);
+      const html = `<p>${"Receipt line é ✓ ".repeat(120)}</p>`;
+      await insertEmail(db, {
+        id: "e-056",
+        merchant_id: "m1",
+        kind: "receipt",
+        message_id: "<e-056@sandbox>",
+        from_name: "m1",
+        from_address: "m1@example.com",
+        to_address: "Pat@Example.com",
+        cc_addresses: "[]",
+        reply_to: "",
+        subject: "Receipt",
+        text: "Receipt ".repeat(100),
+        html,
+        raw: "",
+        invoice_id: null,
+        transaction_id: null,
+        relay_status: "off",
+        relay_error: null,
+        created_at: NOW,
+      });
+      expect(await countEmails(db, "m1", { to: "pat@example.COM" })).toBe(1);
+      expect(await countEmails(db, "m1", { toContains: "PAT@" })).toBe(1);
+      expect((await findEmail(db, "e-056"))?.html).toBe(html);
+      // Where the server has lz4 (PostgreSQL 14+ built with it), the body was compressed with it.
+      const hasLz4 = await db
+        .transaction(async (tx) => {
+          await tx.run(sql`CREATE TEMP TABLE lz4_probe (x TEXT COMPRESSION lz4) ON COMMIT DROP`);
+          return true;
+        })
+        .catch(() => false);
+      if (hasLz4) {
+        const stored = await db.get<{ method: string | null }>(
+          sql`SELECT pg_column_compression(html) AS method FROM emails WHERE id = 'e-056'`,
+        );
+        expect(stored?.method).toBe("lz4");
+      }
     },
     POSTGRES_TIMEOUT_MS,
   );

@@ -32,6 +32,7 @@ import m047 from "./047_dispute_lifecycle.sql" with { type: "text" };
 import m049 from "./049_webhook_retry.sql" with { type: "text" };
 import m050 from "./050_transaction_schedule.sql" with { type: "text" };
 import m053 from "./053_fewer_row_work.sql" with { type: "text" };
+import m056 from "./056_lighter_pay_writes.sql" with { type: "text" };
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "001_init", sql: m001 },
@@ -63,4 +64,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 49, name: "049_webhook_retry", sql: m049 },
   { version: 50, name: "050_transaction_schedule", sql: m050 },
   { version: 53, name: "053_fewer_row_work", sql: m053 },
+  { version: 56, name: "056_lighter_pay_writes", sql: m056 },
 ];
