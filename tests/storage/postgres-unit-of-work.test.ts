@@ -8,6 +8,7 @@
 import { beforeAll, expect, test } from "bun:test";
 import { sql, UniqueViolation, writeBehind, type Database } from "../../src/storage/database";
 import { openPostgres } from "../../src/storage/postgres/database";
+import { mergeable } from "../../src/storage/postgres/unit-of-work";
 import { StatementTally } from "../../src/storage/statement-count";
 import { describePostgres, POSTGRES_TIMEOUT_MS, postgresDatabase } from "../support/postgres";
 
@@ -64,6 +65,28 @@ describePostgres("a PostgreSQL unit of work, pipelined", () => {
       "COMMIT",
     ]);
     expect(await ids()).toEqual([1, 2, 3]);
+  });
+
+  test("independent writes that change one table's rows twice are never merged: both changes stay", async () => {
+    await db.run(sql`CREATE TABLE IF NOT EXISTS pairs (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER)`);
+    await db.run(sql`DELETE FROM pairs`);
+    await db.run(sql`INSERT INTO pairs (id, a, b) VALUES (1, 0, 0)`);
+    tally.take();
+    await db.transaction(async (tx) => {
+      await tx.get(sql`SELECT COUNT(*) AS n FROM items`);
+      // Each says it is independent (it sets values only), yet both change row 1: as CTEs of one
+      // statement PostgreSQL would keep only one of the two changes.
+      await writeBehind(tx, sql`UPDATE pairs SET a = ${1} WHERE id = ${1}`, { independent: true });
+      await writeBehind(tx, sql`${sql.raw("UPDATE pairs")} SET b = ${2} WHERE id = ${1}`, { independent: true });
+    });
+    expect(tally.take().log).toEqual([
+      "SELECT COUNT(*) AS n FROM items",
+      "BEGIN",
+      "UPDATE pairs SET a = $1 WHERE id = $2",
+      "UPDATE pairs SET b = $1 WHERE id = $2",
+      "COMMIT",
+    ]);
+    expect(await db.get(sql`SELECT a, b FROM pairs WHERE id = 1`)).toEqual({ a: 1, b: 2 });
   });
 
   test("a read that locks, and any statement after the first, run inside the transaction", async () => {
@@ -198,4 +221,14 @@ describePostgres("a PostgreSQL unit of work, pipelined", () => {
     );
     expect(changed).toBe(3);
   });
+});
+
+test("which independent writes may be merged: never two that change one table unless both only add rows", () => {
+  const q = (text: string) => sql`${sql.raw(text)}`;
+  expect(mergeable([q("INSERT INTO a (id) VALUES (1)"), q("INSERT INTO a (id) VALUES (2)")])).toBe(true);
+  expect(mergeable([q("INSERT INTO a (id) VALUES (1)"), q("UPDATE b SET x = 1")])).toBe(true);
+  expect(mergeable([q("UPDATE a SET x = 1"), q("UPDATE a SET y = 1")])).toBe(false);
+  expect(mergeable([q("INSERT INTO a (id) VALUES (1)"), q('DELETE FROM "A" WHERE id = 2')])).toBe(false);
+  expect(mergeable([q("UPDATE b SET x = 1"), q("INSERT INTO a (id) VALUES (1)"), q("update B set y = 2")])).toBe(false);
+  expect(mergeable([q("SELECT 1"), q("INSERT INTO a (id) VALUES (1)")])).toBe(false);
 });

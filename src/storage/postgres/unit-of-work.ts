@@ -25,15 +25,7 @@
  * Every round trip is told to the {@link StatementTrace}, if any (the bench and the statement tests).
  */
 import type { ReservedSQL, SQL } from "bun";
-import {
-  renderSql,
-  sql,
-  type HoldOptions,
-  type ReadBatch,
-  type RenderedSql,
-  type Sql,
-  type SqlValue,
-} from "../database";
+import { renderSql, sql, type HoldOptions, type ReadBatch, type RenderedSql, Sql, type SqlValue } from "../database";
 import type { StatementTrace } from "../statement-count";
 import type { BatchedReads } from "./batched-reads";
 import { GroupCommit } from "./group-commit";
@@ -84,6 +76,36 @@ const LOCKS_OR_WRITES =
   /\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b|\bFOR\s+KEY\s+SHARE\b|pg_advisory|nextval|setval|\b(INSERT|UPDATE|DELETE)\b/i;
 const isPlainRead = (statement: Statement) =>
   statement.values !== null && PLAIN_READ.test(statement.text) && !LOCKS_OR_WRITES.test(statement.text);
+
+/** The table a write changes, and whether it only adds rows. */
+const TARGET = /^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+("?[\w.]+"?)/i;
+
+/**
+ * Whether independent writes may be one statement of data-modifying CTEs. Not when two of them
+ * change the same table and one of them updates or deletes: CTEs that change one row twice keep
+ * only one of the changes (PostgreSQL's manual, WITH), and nothing here can tell the rows apart.
+ * Such writes still go in one packet, as statements of their own.
+ */
+export function mergeable(queries: readonly Sql[]): boolean {
+  const seen = new Map<string, boolean>();
+  for (const query of queries) {
+    const match = TARGET.exec(leadingText(query));
+    if (!match) return false;
+    const table = match[2]!.replaceAll('"', "").toLowerCase();
+    const onlyAdds = /^INSERT/i.test(match[1]!);
+    const before = seen.get(table);
+    if (before !== undefined && !(before && onlyAdds)) return false;
+    seen.set(table, before === undefined ? onlyAdds : before && onlyAdds);
+  }
+  return true;
+}
+
+/** The text a query begins with, without rendering it (a nested fragment first is looked into). */
+function leadingText(query: Sql): string {
+  const first = query.strings[0] ?? "";
+  if (first.trim() === "" && query.values[0] instanceof Sql) return leadingText(query.values[0]);
+  return first;
+}
 
 /** Writes that say they are independent of each other, as one statement telling what each changed. */
 function merged(writes: Statement[]): Statement {
@@ -168,7 +190,11 @@ export class UnitOfWork {
       const writes = this.held.filter(isWrite);
       const onlyWrites = writes.length === this.held.length;
       const single =
-        onlyWrites && (writes.length === 1 || (writes.length > 1 && writes.every((w) => w.held?.options.independent)));
+        onlyWrites &&
+        (writes.length === 1 ||
+          (writes.length > 1 &&
+            writes.every((w) => w.held?.options.independent) &&
+            mergeable(writes.map((w) => w.held!.query))));
       // Built only when sent: a unit whose writes go in a batch of concurrent units never sends it.
       const one = () => (writes.length === 1 ? writes[0]! : merged(writes));
       if (!this.begun) {
