@@ -144,20 +144,26 @@ describePostgres("concurrent POST /charge requests on PostgreSQL", () => {
     return { status: response.status, body: (await response.json()) as { id: string } };
   };
 
+  let token: string;
+  const tokenize = async () => {
+    const response = await app.handle(
+      new Request(`http://localhost/webpayment/${token}/tokenize`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(CARD),
+      }),
+    );
+    return { status: response.status, body: (await response.json()) as { id: string } };
+  };
+
   beforeAll(async () => {
     db = await openPostgres(await migratedPostgresDatabase("batching_app"), { trace: tally, idleTimeout: 1 });
     deps = await buildDeps({ db, config: { quiet: true }, log: memoryLogger() });
     app = composeApp(deps);
     const merchant = await deps.services.merchants.getDefault();
     apiKey = merchant.api_key;
-    const tokenized = await app.handle(
-      new Request(`http://localhost/webpayment/${merchant.web_payments_token}/tokenize`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(CARD),
-      }),
-    );
-    pmId = ((await tokenized.json()) as { id: string }).id;
+    token = merchant.web_payments_token;
+    pmId = (await tokenize()).body.id;
     expect((await charge(1)).status).toBe(200); // warm: statements prepared
   }, POSTGRES_TIMEOUT_MS);
   afterAll(async () => {
@@ -181,6 +187,22 @@ describePostgres("concurrent POST /charge requests on PostgreSQL", () => {
     expect(count.log).toContain("SELECT p.*, k._row, CASE WHEN EXISTS (");
     for (const { body } of answers) expect(await stored(body.id)).toBe(1);
     expect((await db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM transactions`))!.n).toBe(before + 40);
+  });
+
+  test("tokenizes of a known person share statements, and each payment method is stored once", async () => {
+    await tokenize(); // warm: the known person's statements prepared
+    tally.take();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => tokenize()));
+    const count = tally.take();
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    // Alone, each sends three (tests/http/statements-per-request.test.ts): 60.
+    expect(count.total).toBeLessThanOrEqual(12);
+    const ids = answers.map((a) => a.body.id);
+    expect(new Set(ids).size).toBe(20);
+    for (const id of ids) {
+      const n = await db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM payment_methods WHERE id = ${id}`);
+      expect(n!.n).toBe(1);
+    }
   });
 
   test("a charge the database refuses fails alone; the charges batched with it are stored", async () => {

@@ -1,4 +1,4 @@
-import { sql, type Executor } from "../database";
+import { getBatched, sql, type Executor } from "../database";
 import { containsText, insertionOrder } from "./order";
 
 export interface CustomerRow {
@@ -62,15 +62,28 @@ export async function customersByIds(ex: Executor, ids: readonly string[]): Prom
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** The oldest live customer with this match key (tokenize's matching rule). */
+/**
+ * The oldest live customer with this match key (tokenize's matching rule); on PostgreSQL, outside a
+ * transaction, read together with concurrent tokenizes' (getBatched).
+ */
 export function findCustomerByMatchKey(
   ex: Executor,
   merchantId: string,
   matchKey: string,
 ): Promise<CustomerRow | undefined> {
-  return ex.get<CustomerRow>(
+  return getBatched<CustomerRow>(
+    ex,
     sql`SELECT * FROM customers WHERE merchant_id = ${merchantId} AND match_key = ${matchKey} AND deleted_at IS NULL
         ORDER BY created_at LIMIT 1`,
+    {
+      key: "findCustomerByMatchKey",
+      row: { merchant_id: merchantId, match_key: matchKey },
+      select: (
+        rows,
+      ) => sql`SELECT c.*, k._row FROM json_to_recordset(${rows}) AS k(_row int, merchant_id text, match_key text)
+        CROSS JOIN LATERAL (SELECT * FROM customers WHERE merchant_id = k.merchant_id AND match_key = k.match_key
+          AND deleted_at IS NULL ORDER BY created_at LIMIT 1) c`,
+    },
   );
 }
 

@@ -42,8 +42,14 @@ export function findMerchantByApiKeyHash(ex: Executor, hash: string): Promise<Me
   });
 }
 
+/** The merchant of a web payments token; on PostgreSQL read together with concurrent requests' (getBatched). */
 export function findMerchantByTokenHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {
-  return ex.get<MerchantRow>(sql`SELECT * FROM merchants WHERE web_payments_token_hash = ${hash}`);
+  return getBatched<MerchantRow>(ex, sql`SELECT * FROM merchants WHERE web_payments_token_hash = ${hash}`, {
+    key: "findMerchantByTokenHash",
+    row: { hash },
+    select: (rows) => sql`SELECT m.*, k._row FROM json_to_recordset(${rows}) AS k(_row int, hash text)
+      JOIN merchants m ON m.web_payments_token_hash = k.hash`,
+  });
 }
 
 export function findDefaultMerchant(ex: Executor): Promise<MerchantRow | undefined> {

@@ -2,7 +2,7 @@ import type { CardBrand } from "../../../packages/rules/card-rules";
 import type { Outcome } from "../../../packages/rules/test-data";
 import type { CheckResult } from "../../../packages/rules/checks";
 import type { BinType } from "../../domain/surcharge";
-import { getBatched, sql, writeBehind, type Executor } from "../database";
+import { getBatched, sql, writeBehind, type Executor, type WriteBatch } from "../database";
 import { insertionOrder } from "./order";
 import { findCustomerOfPaymentMethod, type CustomerRow } from "./customers";
 
@@ -166,10 +166,31 @@ export async function insertPaymentMethod(
           ${p.bank_last_four}, ${p.bank_routing}, ${p.address_zip}, ${p.address_1}, ${p.has_cvv}, ${p.cvv_result}, ${p.fingerprint},
           ${p.outcome}, ${p.ach_return_code}, ${p.ach_return_days}, ${p.card_update_at}, ${p.card_update},
           ${p.dispute_reason}, ${p.dispute_days}, ${p.created_at}, ${p.updated_at})`,
-    { independent: true },
+    { independent: true, batch: paymentMethodBatch(p) },
   );
   // The columns this INSERT leaves to their defaults (both dialects' migrations).
   return { ...p, nickname: "", deleted_at: null };
+}
+
+/** The columns {@link insertPaymentMethod} writes; the others take the table's defaults. */
+const PAYMENT_METHOD_COLUMNS = sql.raw(`id, merchant_id, customer_id, method, person_name, card_type, bin_type,
+  card_last_four, card_exp, bank_name, bank_type, bank_holder_type, bank_last_four, bank_routing, address_zip,
+  address_1, has_cvv, cvv_result, fingerprint, outcome, ach_return_code, ach_return_days, card_update_at, card_update,
+  dispute_reason, dispute_days, created_at, updated_at`);
+
+/**
+ * insertPaymentMethod's row among those of concurrent tokenizes, all written by one INSERT
+ * (PostgreSQL's group commit): the rows unnested from one JSON parameter as rows of the table's type.
+ */
+function paymentMethodBatch(p: Omit<PaymentMethodRow, "nickname" | "deleted_at">): WriteBatch {
+  return {
+    key: "insertPaymentMethod",
+    row: { ...p },
+    select: (rows) => sql`SELECT r.*, r.ordinality AS _row
+      FROM json_populate_recordset(NULL::payment_methods, ${rows}) WITH ORDINALITY AS r`,
+    insert: (source) =>
+      sql`INSERT INTO payment_methods (${PAYMENT_METHOD_COLUMNS}) SELECT ${PAYMENT_METHOD_COLUMNS} FROM ${source}`,
+  };
 }
 
 export async function softDeletePaymentMethod(ex: Executor, id: string, now: string): Promise<void> {
