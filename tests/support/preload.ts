@@ -11,8 +11,9 @@ const seed = Number(process.env.PAYSANDBOX_FC_SEED ?? 20261121);
 fc.configureGlobal({ seed });
 
 // The PostgreSQL server a test process may have started (tests/support/postgres.ts) stops after
-// the last test file: bun test emits no "exit" event to stop it on.
-afterAll(stopSharedPostgres);
+// the last test file: bun test emits no "exit" event to stop it on. It drops every database the
+// process made (one per setup() on PostgreSQL): seconds on a loaded machine, past bun's 5 s bound.
+afterAll(stopSharedPostgres, POSTGRES_TIMEOUT_MS);
 
 // With PAYSANDBOX_TEST_DB=postgres every setup() copies a migrated template on the shared server:
 // start both before the first test, under a bound that fits initdb on a loaded machine.
