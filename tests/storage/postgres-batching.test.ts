@@ -21,6 +21,8 @@ import {
 import { openPostgres } from "../../src/storage/postgres/database";
 import { StatementTally } from "../../src/storage/statement-count";
 import { CARD } from "../support/app";
+
+const { card_number: _n, card_cvv: _c, card_exp: _e, method: _m, ...PERSON } = CARD;
 import { describePostgres, migratedPostgresDatabase, POSTGRES_TIMEOUT_MS, postgresDatabase } from "../support/postgres";
 
 /** A write of `n` rows to `items` from `first` on, in its batch form. */
@@ -202,6 +204,36 @@ describePostgres("concurrent POST /charge requests on PostgreSQL", () => {
     for (const id of ids) {
       const n = await db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM payment_methods WHERE id = ${id}`);
       expect(n!.n).toBe(1);
+    }
+  });
+
+  test("pay()'s invoice requests share statements, and each invoice is stored once as answered", async () => {
+    const pm = (await tokenize()).body.id;
+    const invoice = async (total: number) => {
+      const response = await app.handle(
+        new Request(`http://localhost/webpayment/${token}/invoice`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ ...PERSON, total, payment_method_id: pm }),
+        }),
+      );
+      return { status: response.status, body: (await response.json()) as { id: string; total: number } };
+    };
+    const warm = await invoice(1); // warm: the statements prepared
+    expect(warm).toEqual({ status: 200, body: expect.anything() });
+    tally.take();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => invoice(index + 1)));
+    const count = tally.take();
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    // Alone, each sends three (tests/http/statements-per-request.test.ts): 60.
+    expect(count.total).toBeLessThanOrEqual(12);
+    // The invoices and their outbox rows went in batches (the log keeps a statement's first line).
+    expect(count.log.filter((line) => line.startsWith("WITH s0 AS MATERIALIZED")).length).toBeGreaterThan(0);
+    for (const [index, { body }] of answers.entries()) {
+      const rows = await db.all<{ total_cents: number; status: string; payment_method_id: string }>(
+        sql`SELECT total_cents, status, payment_method_id FROM invoices WHERE id = ${body.id}`,
+      );
+      expect(rows).toEqual([{ total_cents: (index + 1) * 100, status: "DRAFT", payment_method_id: pm }]);
     }
   });
 

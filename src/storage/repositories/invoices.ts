@@ -1,5 +1,5 @@
 import type { InvoiceStatus } from "../../domain/schemas/invoices";
-import { sql, writeBehind, type Executor, type Sql } from "../database";
+import { sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
 import { insertionOrder } from "./order";
 
 export interface InvoiceRow {
@@ -107,6 +107,25 @@ export type NewInvoice = Pick<
   | "due_at"
 > & { schedule_id?: string | null };
 
+/** The columns {@link insertInvoice} writes; the others take the table's defaults. */
+const INVOICE_COLUMNS = sql.raw(`id, merchant_id, customer_id, payment_method_id, status, total_cents,
+  is_partial_payment_enabled, is_webpayment, is_merchant_present, send_receipt, email, meta, url, created_at,
+  updated_at, invoice_date_at, due_at, schedule_id`);
+
+/**
+ * insertInvoice's row among those of concurrent requests' new invoices (pay()'s invoice request),
+ * all written by one INSERT (PostgreSQL's group commit): rows of the table's type from one JSON parameter.
+ */
+function invoiceBatch(v: NewInvoice): WriteBatch {
+  return {
+    key: "insertInvoice",
+    row: { ...v, status: "DRAFT", schedule_id: v.schedule_id ?? null },
+    select: (rows) => sql`SELECT r.*, r.ordinality AS _row
+      FROM json_populate_recordset(NULL::invoices, ${rows}) WITH ORDINALITY AS r`,
+    insert: (source) => sql`INSERT INTO invoices (${INVOICE_COLUMNS}) SELECT ${INVOICE_COLUMNS} FROM ${source}`,
+  };
+}
+
 /**
  * Stores a new (DRAFT) invoice and answers the row as stored: the values given and the table's
  * defaults, built here rather than read back, so nothing waits on the INSERT (writeBehind: on
@@ -123,7 +142,7 @@ export async function insertInvoice(ex: Executor, v: NewInvoice): Promise<Invoic
           ${v.is_partial_payment_enabled}, ${v.is_webpayment}, ${v.is_merchant_present}, ${v.send_receipt}, ${v.email},
           ${v.meta}, ${v.url}, ${v.created_at}, ${v.updated_at}, ${v.invoice_date_at}, ${v.due_at},
           ${v.schedule_id ?? null})`,
-    { independent: true },
+    { independent: true, batch: invoiceBatch(v) },
   );
   return {
     ...v,
