@@ -19,6 +19,7 @@ import {
   type WriteBatch,
 } from "../../src/storage/database";
 import { openPostgres } from "../../src/storage/postgres/database";
+import { markInvoice } from "../../src/storage/repositories/invoices";
 import { StatementTally } from "../../src/storage/statement-count";
 import { CARD } from "../support/app";
 
@@ -235,6 +236,89 @@ describePostgres("concurrent POST /charge requests on PostgreSQL", () => {
       );
       expect(rows).toEqual([{ total_cents: (index + 1) * 100, status: "DRAFT", payment_method_id: pm }]);
     }
+  });
+
+  /** A new DRAFT invoice to the known person (e-mail and send_receipt from PERSON), answered by id. */
+  const newInvoice = async (pm: string, total: number) => {
+    const response = await app.handle(
+      new Request(`http://localhost/webpayment/${token}/invoice`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...PERSON, total, payment_method_id: pm }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { id: string }).id;
+  };
+  /** The statements that wrote e-mails (the log keeps a statement's first line). */
+  const emailWrites = (log: readonly string[]) => log.filter((line) => line.includes("INSERT INTO emails")).length;
+
+  test("pay()'s receipts share statements: each e-mail stored once, each invoice marked sent", async () => {
+    const pm = (await tokenize()).body.id;
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, index) => newInvoice(pm, index + 1)));
+    tally.take();
+    const paid = await Promise.all(
+      ids.map((id) =>
+        app.handle(
+          new Request(`http://localhost/webpayment/${token}/invoice/${id}/pay`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ payment_method_id: pm }),
+          }),
+        ),
+      ),
+    );
+    expect(paid.map((response) => response.status)).toEqual(ids.map(() => 200));
+    const receipts = async () =>
+      db.all<{ invoice_id: string; n: number }>(
+        sql`SELECT invoice_id, COUNT(*) AS n FROM emails WHERE invoice_id IN (${sql.join(ids.map((id) => sql`${id}`))})
+          GROUP BY invoice_id ORDER BY invoice_id`,
+      );
+    // Each receipt is written once its payment committed, after the answer.
+    for (let wait = 0; wait < 100 && (await receipts()).length < ids.length; wait++) await Bun.sleep(20);
+    const log = tally.take().log;
+    expect((await receipts()).map((r) => [r.invoice_id, Number(r.n)])).toEqual([...ids].sort().map((id) => [id, 1]));
+    // Alone, each receipt is one statement of its own: 20.
+    expect(emailWrites(log)).toBeLessThanOrEqual(10);
+    const unsent = await db.get<{ n: number }>(
+      sql`SELECT COUNT(*) AS n FROM invoices WHERE sent_at IS NULL AND id IN (${sql.join(ids.map((id) => sql`${id}`))})`,
+    );
+    expect(Number(unsent!.n)).toBe(0);
+  });
+
+  test("e-mails ending together take their own numbers in order; one invoice marked twice keeps the first", async () => {
+    const merchant = await deps.services.merchants.getDefault();
+    const pm = (await tokenize()).body.id;
+    const invoices = await Promise.all(Array.from({ length: 10 }, (_, index) => newInvoice(pm, index + 1)));
+    const mail = (index: number) => ({
+      merchantId: merchant.id,
+      kind: "invoice" as const,
+      from: { name: "Batch", address: "receipts@paysandbox.localhost" },
+      to: `batch-${index}@example.com`,
+      subject: `Mail ${index}`,
+      text: `Mail ${index}`,
+      html: `<p>Mail ${index}</p>`,
+    });
+    // Mail i marks invoice i sent at day i + 1, but mails 5 and 7 mark invoice 2 (after mail 2 did).
+    const marked = (index: number) => invoices[index === 5 || index === 7 ? 2 : index]!;
+    const day = (index: number) => `2026-01-${String(index + 1).padStart(2, "0")}T00:00:00.000Z`;
+    tally.take();
+    const rows = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        deps.mailer.send(mail(index), (ex) => markInvoice(ex, merchant.id, marked(index), "sent_at", day(index))),
+      ),
+    );
+    // Alone, each mail is a statement of its own: 10.
+    expect(emailWrites(tally.take().log)).toBe(1);
+    const stored = await db.all<{ id: string }>(
+      sql`SELECT id FROM emails WHERE id IN (${sql.join(rows.map((row) => sql`${row.id}`))}) ORDER BY seq`,
+    );
+    expect(stored.map((row) => row.id)).toEqual(rows.map((row) => row.id));
+    const sent = await db.all<{ id: string; sent_at: string }>(
+      sql`SELECT id, sent_at FROM invoices WHERE id IN (${sql.join(invoices.map((id) => sql`${id}`))})`,
+    );
+    const expected = invoices.map((id, index) => [id, index === 5 || index === 7 ? null : day(index)]);
+    expect(Object.fromEntries(sent.map((row) => [row.id, row.sent_at]))).toEqual(Object.fromEntries(expected));
   });
 
   test("a charge the database refuses fails alone; the charges batched with it are stored", async () => {

@@ -2,7 +2,7 @@
  * The outboxes: every e-mail (with its raw MIME and relay state) and every text message the
  * sandbox sent. Newest first is by seq, which grows with each message.
  */
-import { sql, writeBehind, type Executor, type Sql } from "../database";
+import { sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
 
 export type RelayStatus = "off" | "pending" | "sent" | "failed" | "blocked";
 
@@ -78,13 +78,36 @@ export async function insertEmail(ex: Executor, row: NewEmail): Promise<EmailRow
   return (await ex.get<EmailRow>(sql`${emailInsert(ex, row)} RETURNING *`))!;
 }
 
+/** The columns {@link emailBatch} writes from its rows; seq is drawn per row, relayed_at left NULL. */
+const EMAIL_COLUMNS = sql.raw(`id, merchant_id, kind, message_id, from_name, from_address, to_address, cc_addresses,
+  reply_to, subject, text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at`);
+
+/**
+ * holdEmail's row among those of concurrent units' e-mails (pay()'s receipts), all written by one
+ * INSERT (PostgreSQL's group commit): rows of the table's type from one JSON parameter. Each row
+ * draws its own outbox number from the sequence, in the batch's order (the rows come out of WITH
+ * ORDINALITY in order, and PostgreSQL evaluates a volatile output column after any ORDER BY), so the
+ * numbers stay unique and grow in the order the units ended.
+ */
+function emailBatch(row: NewEmail): WriteBatch {
+  return {
+    key: "holdEmail",
+    row: { ...row },
+    select: (rows) => sql`SELECT r.*, r.ordinality AS _row
+      FROM json_populate_recordset(NULL::emails, ${rows}) WITH ORDINALITY AS r`,
+    insert: (source) => sql`INSERT INTO emails (${EMAIL_COLUMNS}, seq)
+      SELECT ${EMAIL_COLUMNS}, nextval('emails_numbers') FROM ${source} ORDER BY _row`,
+  };
+}
+
 /**
  * Stores an e-mail the caller built, whose outbox number nobody reads back: nothing waits on it, so
- * PostgreSQL sends it with the unit of work's next statement or its COMMIT (writeBehind), and as one
- * statement with the unit's other independent writes (it reads no table they write).
+ * PostgreSQL sends it with the unit of work's next statement or its COMMIT (writeBehind), as one
+ * statement with the unit's other independent writes (it reads no table they write), and with the
+ * e-mails of units ending at the same time (its batch form).
  */
 export async function holdEmail(ex: Executor, row: NewEmail): Promise<void> {
-  await writeBehind(ex, emailInsert(ex, row), { independent: true });
+  await writeBehind(ex, emailInsert(ex, row), { independent: true, batch: emailBatch(row) });
 }
 
 /**

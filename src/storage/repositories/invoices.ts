@@ -224,10 +224,31 @@ export async function softDeleteInvoice(ex: Executor, id: string, now: string): 
 }
 
 /**
+ * markInvoice's sent_at among those of concurrent units (pay()'s receipts), all set by one UPDATE
+ * (PostgreSQL's group commit). An UPDATE changing one row twice keeps only one of the changes, so
+ * the rows of one invoice are collapsed to the first in the batch's order: the one whose COALESCE
+ * would have set it, had the units run one after the other. No other batch form updates invoices
+ * (two would be CTEs of one statement, changing one row twice).
+ */
+function sentBatch(merchantId: string, id: string, now: string): WriteBatch {
+  return {
+    key: "markInvoiceSent",
+    row: { merchant_id: merchantId, id, sent_at: now },
+    select: (rows) =>
+      sql`SELECT r.* FROM json_to_recordset(${rows}) AS r(_row int, merchant_id text, id text, sent_at text)`,
+    insert: (source) => sql`UPDATE invoices SET sent_at = COALESCE(invoices.sent_at, m.sent_at)
+      FROM (SELECT DISTINCT ON (id, merchant_id) id, merchant_id, sent_at FROM ${source}
+        ORDER BY id, merchant_id, _row) AS m
+      WHERE invoices.id = m.id AND invoices.merchant_id = m.merchant_id`,
+  };
+}
+
+/**
  * Sets sent_at or viewed_at the first time only. Nothing waits on it: in a unit of work PostgreSQL
  * sends it with the next statement or the COMMIT (writeBehind), as one statement with the unit's
- * other independent writes (a receipt's e-mail). A unit that also syncs the invoice marks it
- * before (the schedule runner), never while the sync's write is held (see updateInvoiceColumns).
+ * other independent writes (a receipt's e-mail), and sent_at with those of units ending at the same
+ * time (its batch form). A unit that also syncs the invoice marks it before (the schedule runner),
+ * never while the sync's write is held (see updateInvoiceColumns).
  */
 export async function markInvoice(
   ex: Executor,
@@ -240,7 +261,8 @@ export async function markInvoice(
     column === "sent_at"
       ? sql`UPDATE invoices SET sent_at = COALESCE(sent_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`
       : sql`UPDATE invoices SET viewed_at = COALESCE(viewed_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`;
-  await writeBehind(ex, query, { independent: true });
+  const batch = column === "sent_at" ? sentBatch(merchantId, id, now) : undefined;
+  await writeBehind(ex, query, { independent: true, batch });
 }
 
 /** The columns PUT /invoice/{id} may change (which ones, by status: src/services/invoices/changes.ts). */
