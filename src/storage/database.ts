@@ -134,6 +134,16 @@ export interface WriteBatch {
 }
 
 /**
+ * A {@link WriteBatch.select} for rows of `table`'s own type: the batch's JSON rows taken apart by
+ * PostgreSQL as rows of the table (a column the rows leave out is NULL there, and the INSERT names
+ * only its own columns), in the batch's order, each with `_row`.
+ */
+export function rowsOfTable(table: string): WriteBatch["select"] {
+  return (rows) => sql`SELECT r.*, r.ordinality AS _row
+      FROM json_populate_recordset(NULL::${sql.raw(table)}, ${rows}) WITH ORDINALITY AS r`;
+}
+
+/**
  * How a plain read made outside a unit of work (or before its BEGIN) may go out with the same read of
  * concurrent requests, as one statement (PostgreSQL, ./postgres/batched-reads.ts). Under READ
  * COMMITTED it answers what the read alone would have answered a moment later.

@@ -2,7 +2,7 @@
  * The outboxes: every e-mail (with its raw MIME and relay state) and every text message the
  * sandbox sent. Newest first is by seq, which grows with each message.
  */
-import { sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
+import { rowsOfTable, sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
 
 export type RelayStatus = "off" | "pending" | "sent" | "failed" | "blocked";
 
@@ -93,8 +93,7 @@ function emailBatch(row: NewEmail): WriteBatch {
   return {
     key: "holdEmail",
     row: { ...row },
-    select: (rows) => sql`SELECT r.*, r.ordinality AS _row
-      FROM json_populate_recordset(NULL::emails, ${rows}) WITH ORDINALITY AS r`,
+    select: rowsOfTable("emails"),
     insert: (source) => sql`INSERT INTO emails (${EMAIL_COLUMNS}, seq)
       SELECT ${EMAIL_COLUMNS}, nextval('emails_numbers') FROM ${source} ORDER BY _row`,
   };

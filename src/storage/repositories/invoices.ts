@@ -1,5 +1,5 @@
 import type { InvoiceStatus } from "../../domain/schemas/invoices";
-import { sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
+import { rowsOfTable, sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
 import { insertionOrder } from "./order";
 
 export interface InvoiceRow {
@@ -120,8 +120,7 @@ function invoiceBatch(v: NewInvoice): WriteBatch {
   return {
     key: "insertInvoice",
     row: { ...v, status: "DRAFT", schedule_id: v.schedule_id ?? null },
-    select: (rows) => sql`SELECT r.*, r.ordinality AS _row
-      FROM json_populate_recordset(NULL::invoices, ${rows}) WITH ORDINALITY AS r`,
+    select: rowsOfTable("invoices"),
     insert: (source) => sql`INSERT INTO invoices (${INVOICE_COLUMNS}) SELECT ${INVOICE_COLUMNS} FROM ${source}`,
   };
 }

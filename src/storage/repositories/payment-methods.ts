@@ -2,7 +2,7 @@ import type { CardBrand } from "../../../packages/rules/card-rules";
 import type { Outcome } from "../../../packages/rules/test-data";
 import type { CheckResult } from "../../../packages/rules/checks";
 import type { BinType } from "../../domain/surcharge";
-import { getBatched, sql, writeBehind, type Executor, type WriteBatch } from "../database";
+import { getBatched, rowsOfTable, sql, writeBehind, type Executor, type WriteBatch } from "../database";
 import { insertionOrder } from "./order";
 import { findCustomerOfPaymentMethod, type CustomerRow } from "./customers";
 
@@ -186,8 +186,7 @@ function paymentMethodBatch(p: Omit<PaymentMethodRow, "nickname" | "deleted_at">
   return {
     key: "insertPaymentMethod",
     row: { ...p },
-    select: (rows) => sql`SELECT r.*, r.ordinality AS _row
-      FROM json_populate_recordset(NULL::payment_methods, ${rows}) WITH ORDINALITY AS r`,
+    select: rowsOfTable("payment_methods"),
     insert: (source) =>
       sql`INSERT INTO payment_methods (${PAYMENT_METHOD_COLUMNS}) SELECT ${PAYMENT_METHOD_COLUMNS} FROM ${source}`,
   };

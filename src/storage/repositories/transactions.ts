@@ -1,4 +1,4 @@
-import { sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
+import { rowsOfTable, sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
 import type { CustomerRow } from "./customers";
 import type { PaymentMethodRow } from "./payment-methods";
 import { containsText, insertionOrder } from "./order";
@@ -212,8 +212,7 @@ function chargeBatch(c: NewCharge): WriteBatch {
   return {
     key: "insertCharge",
     row: { ...c },
-    select: (rows) => sql`SELECT r.*, r.ordinality AS _row
-      FROM json_populate_recordset(NULL::transactions, ${rows}) WITH ORDINALITY AS r`,
+    select: rowsOfTable("transactions"),
     insert: (source) => sql`INSERT INTO transactions (${CHARGE_COLUMNS}) SELECT ${CHARGE_COLUMNS} FROM ${source}`,
   };
 }
