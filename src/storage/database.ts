@@ -129,7 +129,10 @@ export interface WriteBatch {
    * `_row`, its place in the batch counting from 1): a SELECT answering `_row` beside the columns.
    */
   select(rows: Sql): Sql;
-  /** The INSERT of what `select` answered, read from `source` (the relation holding it). */
+  /**
+   * The write of what `select` answered, read from `source` (the relation holding it): an INSERT …
+   * SELECT, or an UPDATE … FROM that changes each row at most once (markInvoice's collapses duplicates).
+   */
   insert(source: Sql): Sql;
 }
 

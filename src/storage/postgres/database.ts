@@ -186,10 +186,13 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
     return this.batching.reads.get<T>(q, batch);
   }
 
-  /** A batch's statement: a round trip of its own, whatever else is out. */
-  private async alone(q: Sql): Promise<ResultArray> {
+  /**
+   * One statement on a pooled connection, told to the trace as a round trip of its own unless it
+   * shares one: a batch's statement (its own, whatever else is out), or {@link query}'s.
+   */
+  private async alone(q: Sql, ownRoundTrip = true): Promise<ResultArray> {
     const { text, values } = renderSql(q, "postgres");
-    this.trace?.sent([text], true);
+    this.trace?.sent([text], ownRoundTrip);
     try {
       return (await this.client.unsafe(text, values)) as ResultArray;
     } catch (error) {
@@ -202,13 +205,10 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
    * is out (reads started together, on other connections of the pool) share in time.
    */
   protected async query(q: Sql): Promise<ResultArray> {
-    const { text, values } = renderSql(q, "postgres");
-    this.trace?.sent([text], this.inFlight === 0);
+    const ownRoundTrip = this.inFlight === 0;
     this.inFlight++;
     try {
-      return (await this.client.unsafe(text, values)) as ResultArray;
-    } catch (error) {
-      throw translate(error);
+      return await this.alone(q, ownRoundTrip);
     } finally {
       this.inFlight--;
     }
