@@ -100,7 +100,15 @@ describe("SQLite migrations", () => {
     );
     try {
       const outputs = children.map((proc) => readLines(proc.stdout));
-      for (const output of outputs) expect(await output.next()).toBe("ready");
+      for (const [index, output] of outputs.entries()) {
+        const line = await output.next();
+        // A child that never says "ready" shows why: its exit code and its stderr.
+        if (line !== "ready") {
+          const proc = children[index]!;
+          const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+          expect({ line, code, stderr }).toEqual({ line: "ready", code: 0, stderr: "" });
+        }
+      }
       for (const proc of children) {
         await proc.stdin.write("go\n");
         await proc.stdin.flush();
