@@ -178,3 +178,33 @@ describe("SQLite group commit", () => {
     expect(count(path)).toBe(1);
   });
 });
+
+describe("the mark of other connections' commits", () => {
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  test("another connection's commit changes the mark from the next turn of the event loop on", async () => {
+    const { db, path } = fresh();
+    const before = db.foreignCommitMark();
+    const other = new BunDatabase(path);
+    try {
+      other.run("INSERT INTO things (id, n) VALUES ('elsewhere', 1)");
+      // The requests of one turn arrived before its first read: they share that read's mark.
+      expect(db.foreignCommitMark()).toBe(before);
+      await nextTurn();
+      const after = db.foreignCommitMark();
+      expect(after).not.toBe(before);
+      await nextTurn();
+      expect(db.foreignCommitMark()).toBe(after); // nothing committed elsewhere meanwhile
+    } finally {
+      other.close();
+    }
+  });
+
+  test("this connection's own commits leave the mark as it was", async () => {
+    const { db } = fresh();
+    const before = db.foreignCommitMark();
+    await db.transaction((tx) => tx.run(sql`INSERT INTO things (id, n) VALUES (${"own"}, 1)`));
+    await nextTurn();
+    expect(db.foreignCommitMark()).toBe(before);
+  });
+});

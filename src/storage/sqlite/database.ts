@@ -287,9 +287,26 @@ export class SqliteDatabase implements Database {
     }
   }
 
+  /**
+   * `PRAGMA data_version`, read once per turn of the event loop: outside a transaction each read
+   * opens and ends a read transaction (~2.4 µs, a charge's merchant cache check), inside one ~0.07.
+   * Every request served in a turn was received before that turn's I/O poll returned, so before
+   * the turn's first read: the mark it is given is as late as a read at its arrival would be, and a
+   * commit another process makes afterwards is seen from the next turn on.
+   */
   foreignCommitMark(): number {
-    return (this.statementOf("PRAGMA data_version").get() as { data_version: number }).data_version;
+    if (this.mark === undefined) {
+      this.mark = (this.statementOf("PRAGMA data_version").get() as { data_version: number }).data_version;
+      setImmediate(this.forgetMark);
+    }
+    return this.mark;
   }
+
+  /** This turn's data_version (foreignCommitMark), until the next turn. */
+  private mark: number | undefined;
+  private readonly forgetMark = () => {
+    this.mark = undefined;
+  };
 
   settled(): Promise<void> {
     return this.batchOpen ? this.batch : Promise.resolve();
