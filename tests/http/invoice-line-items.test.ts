@@ -171,8 +171,11 @@ describe("meta.update_inventory: paid invoices take their items out of stock", (
     expect([refused.status, refused.body.code, refused.body.item_id]).toEqual([422, "invalid_state", mat.id]);
     expect(refused.body.message).toBe(ITEM_MESSAGES.outOfStock("Mat", 1, 2));
     const after = (await ctx.call("GET", `/invoice/${second}`)).body;
-    expect([after.status, after.child_transactions]).toEqual(["DRAFT", []]);
+    expect([after.status, after.child_transactions, after.sent_at]).toEqual(["DRAFT", [], null]);
     expect(await stock(ctx, mat.id)).toBe(1);
+    // The receipt is stored with the payment: the one undone left none.
+    const emails = (await ctx.call("GET", "/_sandbox/emails", { auth: false })).body;
+    expect(emails.data.map((e: { invoice_id: string }) => e.invoice_id)).toEqual([first]);
   });
 
   test("a declined payment or an invoice without the flag takes nothing; a payment link passes the flag on", async () => {

@@ -153,6 +153,36 @@ describe("receipt e-mails of pay()", () => {
     expect(await emailCount(ctx)).toBe(1);
   });
 
+  test("the receipt is stored with its payment: sent_at is in the answer, set once; no receipt, no sent_at", async () => {
+    const ctx = await setup();
+    const settings = (body: Record<string, unknown>) =>
+      ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, { body, auth: false });
+    // A declined attempt e-mails its receipt and marks the invoice sent; the approved retry keeps that time.
+    const pm = await tokenize(ctx, { card_number: "4000000000009995" });
+    const invoice = await ctx.call("POST", `/webpayment/${ctx.token}/invoice`, {
+      body: { ...DETAILS, payment_method_id: pm.id },
+      auth: false,
+    });
+    const path = `/webpayment/${ctx.token}/invoice/${invoice.body.id}/pay`;
+    const declined = await ctx.call("POST", path, { body: { payment_method_id: pm.id }, auth: false });
+    expect(declined.status).toBe(402);
+    const sentAt = declined.body.invoice.sent_at;
+    expect(sentAt).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect((await latest(ctx)).invoice_id).toBe(invoice.body.id);
+    await ctx.call("POST", "/_sandbox/clock/advance", { body: { seconds: 3600 }, auth: false });
+    const good = await tokenize(ctx);
+    const paid = await ctx.call("POST", path, { body: { payment_method_id: good.id }, auth: false });
+    expect([paid.status, paid.body.sent_at]).toEqual([200, sentAt]);
+    expect((await ctx.call("GET", `/invoice/${invoice.body.id}`)).body).toEqual(paid.body);
+    expect(await emailCount(ctx)).toBe(2);
+    // With declined receipts off, a declined attempt e-mails nobody and leaves the invoice unsent.
+    await settings({ receipt_send_declined: false });
+    const quiet = await pay(ctx, {}, { card_number: "4000000000009995" });
+    expect([quiet.status, quiet.body.invoice.sent_at]).toEqual([402, null]);
+    expect((await ctx.call("GET", `/invoice/${quiet.body.invoice.id}`)).body.sent_at).toBeNull();
+    expect(await emailCount(ctx)).toBe(2);
+  });
+
   test("everything the integrator supplied is HTML-escaped in the e-mail", async () => {
     const ctx = await setup();
     await ctx.call("PUT", `/_sandbox/merchants/${ctx.merchantId}/settings`, { body: { advanced_customization: true } });

@@ -13,8 +13,8 @@ export interface PayRequest {
   isMerchantPresent: boolean;
   /** The authenticated merchant's surcharge settings (its row is already read); omitted, the charge reads them. */
   surcharge?: SurchargePolicy;
-  /** The authenticated merchant's row, for the receipt (omitted, the receipt reads it). */
-  merchant?: MerchantRow;
+  /** The authenticated merchant's row, for the receipt. */
+  merchant: MerchantRow;
 }
 
 /**
@@ -34,8 +34,9 @@ export function payScope(scope: string) {
 
 /**
  * POST /invoice/{id}/pay and its public twin, as the unit of work of an idempotent route: charges
- * the balance, answers 200 with the invoice or 402 with the declined invoice, and sends the
- * attempt's receipt after the commit (a replay sends none; a mail failure fails nothing). An
+ * the balance, answers 200 with the invoice or 402 with the declined invoice, and stores the
+ * attempt's receipt with the payment, relayed after the commit (a replay sends none; a relay
+ * failure fails nothing). An
  * approved payment of an invoice with `meta.update_inventory` takes its catalog items out of stock
  * (not enough stock undoes the payment: a 422).
  */
@@ -51,19 +52,16 @@ export function payInvoice(deps: AppDeps, request: PayRequest) {
       source: request.source,
       isMerchantPresent: request.isMerchantPresent,
       surcharge: request.surcharge,
+      sendsReceipt: (locked, attempt) => receipts.sendsInvoiceReceipt(request.merchant, locked, attempt),
     });
     const record = built ?? (await invoices.toRecord(tx, invoice));
     // An approved payment of an invoice with meta.update_inventory takes its items out of stock.
     if (transaction.success === 1) await items.takeStock(tx, request.merchantId, record.meta);
-    // The receipt shows the attempt as this unit of work left it, with the payment method it charged
-    // and the merchant the request authenticated: nothing to read again.
-    const afterCommit = () =>
-      receipts.afterInvoicePayment(request.merchantId, request.invoiceId, {
-        invoice,
-        transaction,
-        paymentMethod,
-        merchant: request.merchant,
-      });
+    // The receipt shows the attempt as this unit of work leaves it, with the payment method it
+    // charged and the merchant the request authenticated: nothing to read again. Stored with the
+    // payment (one statement on PostgreSQL), relayed once it committed.
+    const receipt = await receipts.storeInvoiceReceipt(tx, request.merchant, { invoice, transaction, paymentMethod });
+    const afterCommit = async () => receipts.relayInvoiceReceipt(receipt);
     return transaction.success === 1
       ? { status: 200, body: record, afterCommit }
       : {

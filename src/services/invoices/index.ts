@@ -18,7 +18,7 @@ import { invoiceRecordFrom, invoiceRecords, SETTLED_STATUSES, type KnownInvoiceP
 import { chargeInvoice, lockForPayment, type PayOptions } from "./pay";
 import { defaultInvoiceUrl, dueAtOf, receiptAddress, validateMerchantInvoice, validatePublicInvoice } from "./rules";
 import type { InvoiceValues } from "./rules";
-import { columnsFromTransactions } from "./status";
+import { syncInvoice, type RowAndRecord, type SyncFrom } from "./sync";
 import { invoiceColumns, priceCatalogLines, type InvoiceChanges } from "./changes";
 import { recordOutsidePayment, type OutsidePaymentInput } from "./outside-payments";
 
@@ -32,11 +32,7 @@ export type Invoice = InvoiceRecord;
 /** What an invoice made by a schedule's occurrence is: the merchant's, no one present, paid whole. */
 const SCHEDULED = { isWebpayment: false, isMerchantPresent: false, isPartialPaymentEnabled: false, dueAt: null };
 
-/** An invoice row with the record built from it in the same unit of work (nothing changed since). */
-export interface RowAndRecord {
-  row: InvoiceRow;
-  record: Invoice;
-}
+export type { RowAndRecord } from "./sync";
 
 /**
  * Invoices: created by pay() (public routes) or by the merchant, paid by a charge for the full
@@ -276,15 +272,18 @@ export class InvoiceService {
     options: PayOptions,
   ): Promise<{ invoice: InvoiceRow; transaction: TransactionRow; paymentMethod: PaymentMethodRow; record?: Invoice }> {
     const start = await lockForPayment(ex, this.paymentMethods, merchantId, id, paymentMethodId);
-    // The attempt's receipt is e-mailed right after the commit (src/services/mail/receipts.ts); the
-    // charge records it from the start, so its answer, replays and webhooks all agree.
+    // The attempt's receipt is e-mailed with the payment (src/services/mail/receipts.ts); the charge
+    // records it from the start, so its answer, replays and webhooks all agree.
     const receiptEmailAt = receiptAddress(start.invoice) ? this.clock.timestamp(merchantId) : null;
     const { transaction, pm, known } = await chargeInvoice(ex, this.transactions, merchantId, start, {
       ...options,
       receiptEmailAt,
     });
-    // The invoice is still as locked above, its transactions those read then and this charge.
-    const synced = await this.sync(ex, merchantId, id, transaction.success ? null : transaction, start.invoice, known);
+    // The invoice is still as locked above, its transactions those read then and this charge. A
+    // receipt stored with the payment marks it sent in the sync's own UPDATE.
+    const sentAt = options.sendsReceipt?.(start.invoice, transaction) ? this.clock.timestamp(merchantId) : null;
+    const failedCharge = transaction.success ? null : transaction;
+    const synced = await this.sync(ex, merchantId, id, { failedCharge, locked: start.invoice, known, sentAt });
     if (synced) return { invoice: synced.row, transaction, paymentMethod: pm, record: synced.record };
     return { invoice: await this.getRow(ex, merchantId, id), transaction, paymentMethod: pm };
   }
@@ -293,7 +292,7 @@ export class InvoiceService {
   async payOutside(merchantId: string, id: string, input: OutsidePaymentInput): Promise<Invoice> {
     return this.db.transaction(async (tx) => {
       await recordOutsidePayment(tx, await this.lockRow(tx, merchantId, id), input, this.clock.timestamp(merchantId));
-      return (await this.sync(tx, merchantId, id, null))?.record ?? this.get(merchantId, id, tx);
+      return (await this.sync(tx, merchantId, id))?.record ?? this.get(merchantId, id, tx);
     });
   }
 
@@ -303,45 +302,18 @@ export class InvoiceService {
     if (!record.invoice_id) return;
     const failedAttempt = event.name === "create_transaction" && !record.parent_id && record.success === false;
     const failed = failedAttempt ? await this.transactions.findRow(ex, event.merchantId, event.record.id) : undefined;
-    await this.sync(ex, event.merchantId, record.invoice_id, failed ?? null);
+    await this.sync(ex, event.merchantId, record.invoice_id, { failedCharge: failed });
   }
 
-  /**
-   * Writes what the invoice's transactions say about it (./status.ts) and emits update_invoice
-   * when anything changed; returns the row as written and its record then (undefined: nothing
-   * changed). `failedCharge` is a declined charge that was just made for it; `locked`, the row as
-   * the caller locked it in this unit of work (not locked and read again); `known`, the invoice's
-   * transactions (and records, customers) the caller has since it locked it (not read again).
-   */
-  private async sync(
+  /** Keeps the invoice in step with its transactions (./sync.ts). */
+  private sync(
     ex: Executor,
     merchantId: string,
     invoiceId: string,
-    failedCharge: TransactionRow | null,
-    locked?: InvoiceRow,
-    known?: KnownInvoiceParts,
+    from?: SyncFrom,
   ): Promise<RowAndRecord | undefined> {
-    // Locked before its transactions are read: two refunds of its charges at once sync in turn.
-    const row = locked ?? (await repo.lockInvoice(ex, merchantId, invoiceId));
-    if (!row || row.status === "DELETED") return undefined;
-    const update = await columnsFromTransactions(
-      ex,
-      row,
-      failedCharge,
-      () => this.clock.timestamp(merchantId),
-      known?.transactions,
-    );
-    if (Object.keys(update).length === 0) return undefined;
-    update.updated_at = this.clock.timestamp(merchantId);
-    await repo.updateInvoiceColumns(ex, row.id, update);
-    // The row as that UPDATE left it (it wrote only these columns; undefined as NULL): not read back.
-    const written = Object.fromEntries(Object.entries(update).map(([column, value]) => [column, value ?? null]));
-    const fresh: InvoiceRow = { ...row, ...written };
-    const record = known
-      ? await invoiceRecordFrom(ex, this.transactions, fresh, known)
-      : await this.toRecord(ex, fresh);
-    await this.events.emit(ex, { merchantId, name: "update_invoice", record });
-    return { row: fresh, record };
+    const { clock, events, transactions } = this;
+    return syncInvoice({ clock, events, transactions }, ex, merchantId, invoiceId, from);
   }
 
   /**
@@ -359,7 +331,7 @@ export class InvoiceService {
           await this.paymentMethods.chargeable(tx, merchantId, changes.payment_method_id)
         ).id;
       await repo.editInvoice(tx, row.id, { ...columns, updated_at: this.clock.timestamp(merchantId) });
-      const synced = await this.sync(tx, merchantId, id, null);
+      const synced = await this.sync(tx, merchantId, id);
       if (synced) return synced.record;
       const record = await this.get(merchantId, id, tx);
       await this.events.emit(tx, { merchantId, name: "update_invoice", record });

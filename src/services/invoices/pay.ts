@@ -14,6 +14,11 @@ export interface PayOptions extends Pick<ChargeInput, "surcharge"> {
   /** The transaction's source: "webpayment" for pay() and the hosted page, "api" for merchant calls. */
   source: string;
   isMerchantPresent: boolean;
+  /**
+   * Whether the attempt's receipt goes out with the payment (the caller stores it in the same unit
+   * of work): the invoice's sent_at is then set, the first time, by the payment's own UPDATE.
+   */
+  sendsReceipt?: (invoice: InvoiceRow, transaction: TransactionRow) => boolean;
 }
 
 /** What pay() charges: the invoice (locked), its balance, its transactions so far, and the payment method. */

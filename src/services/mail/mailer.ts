@@ -151,6 +151,18 @@ export class Mailer {
     return repo.insertEmail(ex, this.rowOf(mail, createdAt));
   }
 
+  /**
+   * Stores the message in the caller's unit of work `ex` with nothing waiting on it (on PostgreSQL
+   * its row goes in the unit's own statement, with its other independent writes) and answers the
+   * row, its outbox number (seq) aside. Not relayed yet: call relayStored() with it once the unit
+   * has committed.
+   */
+  async hold(ex: Executor, mail: OutgoingEmail): Promise<NewEmail> {
+    const row = this.rowOf(mail, this.options.now());
+    await repo.holdEmail(ex, row);
+    return row;
+  }
+
   /** The outbox row of a message, dated `createdAt`. */
   private rowOf(mail: OutgoingEmail, createdAt: string): NewEmail {
     const relay = !this.options.smtpUrl

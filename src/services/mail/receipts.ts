@@ -1,8 +1,9 @@
 /**
  * Receipts by e-mail and SMS: the automatic one after every pay() attempt (send_receipt), and
  * the ones a merchant asks for with POST /transaction/{id}/receipt-email and /receipt-sms.
- * ReceiptService's verbs: `afterInvoicePayment`, `emailTransaction`, `smsTransaction`, and `view`
- * (what a receipt shows, which ./receipt-templates.ts renders as HTML, text and SMS).
+ * ReceiptService's verbs: `storeInvoiceReceipt` (and `relayInvoiceReceipt`), `emailTransaction`,
+ * `smsTransaction`, and `view` (what a receipt shows, which ./receipt-templates.ts renders as HTML,
+ * text and SMS).
  */
 import { parseJson } from "../../lib/json";
 import { safeHref } from "../../lib/html";
@@ -21,7 +22,7 @@ import {
 import { MESSAGES } from "../../../packages/rules/messages";
 import { validateCustomerFields } from "../../../packages/rules/validation";
 import type { Database, Executor } from "../../storage/database";
-import { latestOfInvoice, stampReceipt } from "../../storage/repositories/transactions";
+import { stampReceipt } from "../../storage/repositories/transactions";
 import type { CustomerService } from "../customers";
 import type { InvoiceService } from "../invoices";
 import type { MerchantService } from "../merchants";
@@ -134,9 +135,8 @@ export class ReceiptService {
     view: ReceiptView,
     kind: "receipt" | "receipt_failed" | "transaction_receipt",
     extraCc: readonly string[] = [],
-    alongside?: (ex: Executor) => Promise<void>,
   ): Promise<NewEmail> {
-    return this.deps.mailer.send(this.message(merchant, to, view, kind, extraCc), alongside);
+    return this.deps.mailer.send(this.message(merchant, to, view, kind, extraCc));
   }
 
   /** The receipt e-mail of a view, with the merchant's receipt options. */
@@ -166,56 +166,58 @@ export class ReceiptService {
   }
 
   /**
+   * Whether a payment attempt on an invoice e-mails a receipt: the invoice has a receipt address,
+   * and the attempt was approved or the merchant sends declined receipts too.
+   */
+  sendsInvoiceReceipt(merchant: MerchantRow, invoice: InvoiceRow, txn: TransactionRow): boolean {
+    return receiptAddress(invoice) !== null && (txn.success === 1 || settingsOf(merchant).receipt_send_declined);
+  }
+
+  /**
    * The receipt of a payment attempt on an invoice, composed in the caller's unit of work `ex` (an
-   * invoice schedule's occurrence stores it with the payment): null when the invoice has no
-   * receipt address, or the attempt was declined and the merchant sends no declined receipts.
+   * invoice schedule's occurrence stores it with the payment): null when sendsInvoiceReceipt says
+   * none goes out. `charged`: the payment method the attempt charged, when the caller has it.
    */
   async invoicePaymentMessage(
     ex: Executor,
     merchant: MerchantRow,
     invoice: InvoiceRow,
     txn: TransactionRow,
+    charged?: PaymentMethodRow,
   ): Promise<OutgoingEmail | null> {
     const to = receiptAddress(invoice);
-    if (!to || (txn.success !== 1 && !settingsOf(merchant).receipt_send_declined)) return null;
-    const view = await this.view(merchant, txn, invoice, ex);
+    if (!to || !this.sendsInvoiceReceipt(merchant, invoice, txn)) return null;
+    const view = await this.view(merchant, txn, invoice, ex, charged);
     return this.message(merchant, to, view, view.success ? "receipt" : "receipt_failed");
   }
 
   /**
-   * The receipt of a pay() attempt, success or failure, when the invoice has send_receipt and
-   * an e-mail address. Called after the payment committed; never throws (a receipt that cannot
-   * be composed is logged, the payment stands). `paid` is the invoice and charge as the payment
-   * left them, when the caller has them; else they are read.
+   * The receipt of a pay() attempt, success or failure (invoicePaymentMessage), stored in the
+   * payment's unit of work `ex`: it exists only if the payment commits, and on PostgreSQL its row
+   * goes in the payment's own statement (the payment's sync set the invoice's sent_at:
+   * InvoiceService.pay's sendsReceipt). Relay it with relayInvoiceReceipt once committed. `paid` is
+   * the invoice and charge as the payment left them. Never throws for a receipt that cannot be
+   * composed: that is logged, and the payment stands.
    */
-  async afterInvoicePayment(
-    merchantId: string,
-    invoiceId: string,
-    paid?: {
-      invoice: InvoiceRow;
-      transaction: TransactionRow;
-      paymentMethod?: PaymentMethodRow;
-      merchant?: MerchantRow;
-    },
+  async storeInvoiceReceipt(
+    ex: Executor,
+    merchant: MerchantRow,
+    paid: { invoice: InvoiceRow; transaction: TransactionRow; paymentMethod?: PaymentMethodRow },
   ): Promise<NewEmail | null> {
+    let message: OutgoingEmail | null;
     try {
-      const invoice = paid?.invoice ?? (await this.deps.services.invoices.findRow(this.deps.db, merchantId, invoiceId));
-      const to = invoice ? receiptAddress(invoice) : null;
-      if (!invoice || !to) return null;
-      const txn = paid?.transaction ?? (await latestOfInvoice(this.deps.db, merchantId, invoiceId));
-      if (!txn) return null;
-      const merchant = paid?.merchant ?? (await this.merchant(merchantId));
-      // receipt_send_declined off: a declined attempt e-mails nobody.
-      if (txn.success !== 1 && !settingsOf(merchant).receipt_send_declined) return null;
-      const view = await this.view(merchant, txn, invoice, this.deps.db, paid?.paymentMethod);
-      // The invoice is marked sent in the e-mail's unit of work: one statement on PostgreSQL.
-      return await this.email(merchant, to, view, view.success ? "receipt" : "receipt_failed", [], (ex) =>
-        this.deps.services.invoices.markSent(merchantId, invoiceId, ex),
-      );
+      message = await this.invoicePaymentMessage(ex, merchant, paid.invoice, paid.transaction, paid.paymentMethod);
     } catch (error) {
-      this.deps.log.error(`receipt for invoice ${invoiceId} failed: ${(error as Error)?.stack ?? String(error)}`);
+      const why = (error as Error)?.stack ?? String(error);
+      this.deps.log.error(`receipt for invoice ${paid.invoice.id} failed: ${why}`);
       return null;
     }
+    return message && this.deps.mailer.hold(ex, message);
+  }
+
+  /** Relays a receipt storeInvoiceReceipt stored, once its payment committed (when a relay is configured). */
+  relayInvoiceReceipt(row: NewEmail | null): void {
+    if (row) this.deps.mailer.relayStored(row);
   }
 
   private async transactionContext(merchantId: string, transactionId: string) {

@@ -83,7 +83,7 @@ const EMAIL_COLUMNS = sql.raw(`id, merchant_id, kind, message_id, from_name, fro
   reply_to, subject, text, html, raw, invoice_id, transaction_id, relay_status, relay_error, created_at`);
 
 /**
- * holdEmail's row among those of concurrent units' e-mails (pay()'s receipts), all written by one
+ * holdEmail's row among those of concurrent units' e-mails (a merchant's receipt and invoice e-mails), all written by one
  * INSERT (PostgreSQL's group commit): rows of the table's type from one JSON parameter. Each row
  * draws its own outbox number from the sequence, in the batch's order (the rows come out of WITH
  * ORDINALITY in order, and PostgreSQL evaluates a volatile output column after any ORDER BY), so the

@@ -169,6 +169,7 @@ export type InvoiceSyncColumns = Partial<
     | "payment_method_id"
     | "payment_attempt_failed"
     | "payment_attempt_message"
+    | "sent_at"
     | "updated_at"
   >
 >;
@@ -179,6 +180,7 @@ const SYNC_COLUMNS = [
   "payment_method_id",
   "payment_attempt_failed",
   "payment_attempt_message",
+  "sent_at",
   "updated_at",
 ] as const;
 
@@ -223,7 +225,7 @@ export async function softDeleteInvoice(ex: Executor, id: string, now: string): 
 }
 
 /**
- * markInvoice's sent_at among those of concurrent units (pay()'s receipts), all set by one UPDATE
+ * markInvoice's sent_at among those of concurrent units (invoice e-mails), all set by one UPDATE
  * (PostgreSQL's group commit). An UPDATE changing one row twice keeps only one of the changes, so
  * the rows of one invoice are collapsed to the first in the batch's order: the one whose COALESCE
  * would have set it, had the units run one after the other. No other batch form updates invoices
