@@ -31,6 +31,20 @@ describe("HostAllowlist", () => {
     expect(hosts.allows("other.internal:8000", 7290)).toBe(true);
   });
 
+  test("a decision it remembers follows the listening port and the public URL; endless Host values stay refused", () => {
+    let publicUrl = "http://sandbox.internal:8000";
+    const hosts = new HostAllowlist(config(), () => publicUrl);
+    expect(hosts.allows("localhost:7290", 7290)).toBe(true);
+    expect(hosts.allows("localhost:7290", 7291)).toBe(false);
+    expect(hosts.allows("localhost:7290", 7290)).toBe(true);
+    expect(hosts.allows("sandbox.internal:8000", 7290)).toBe(true);
+    publicUrl = "http://elsewhere.internal:8000";
+    expect(hosts.allows("sandbox.internal:8000", 7290)).toBe(false);
+    for (let i = 0; i < 500; i++) expect(hosts.allows(`rebind-${i}.attacker.test:7290`, 7290)).toBe(false);
+    expect(hosts.allows("localhost:7290", 7290)).toBe(true);
+    expect(hosts.allows("rebind-0.attacker.test:7290", 7290)).toBe(false);
+  });
+
   test("splitHost lower-cases and keeps IPv6 brackets", () => {
     expect(splitHost("LocalHost:7290")).toEqual({ name: "localhost", port: "7290" });
     expect(splitHost("[::1]")).toEqual({ name: "[::1]", port: "" });

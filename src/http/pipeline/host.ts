@@ -28,6 +28,9 @@ export interface ServerLike {
  */
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "10.0.2.2"];
 
+/** How many Host decisions an allowlist keeps (HostAllowlist.allows). */
+const MAX_DECISIONS = 64;
+
 /** Splits a Host header value into a lower-case name and its port ("" when none). */
 export function splitHost(host: string): { name: string; port: string } {
   const match = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(host.trim().toLowerCase());
@@ -68,7 +71,30 @@ export class HostAllowlist {
     }
   }
 
+  /**
+   * Decisions by Host value, for the listening port and public URL they were made under: every
+   * request asks again, almost always with the same one or two values. Bounded, so a client
+   * sending endless distinct Host values costs no memory.
+   */
+  private readonly decided = new Map<string, boolean>();
+  private decidedFor: { port: number | undefined; publicUrl: string } = { port: undefined, publicUrl: "" };
+
   allows(hostHeader: string, listeningPort: number | undefined): boolean {
+    const publicUrl = this.publicUrl();
+    if (this.decidedFor.port !== listeningPort || this.decidedFor.publicUrl !== publicUrl) {
+      this.decided.clear();
+      this.decidedFor = { port: listeningPort, publicUrl };
+    }
+    let allowed = this.decided.get(hostHeader);
+    if (allowed === undefined) {
+      allowed = this.decide(hostHeader, listeningPort);
+      if (this.decided.size >= MAX_DECISIONS) this.decided.clear();
+      this.decided.set(hostHeader, allowed);
+    }
+    return allowed;
+  }
+
+  private decide(hostHeader: string, listeningPort: number | undefined): boolean {
     const { name, port } = splitHost(hostHeader);
     if (this.anyPort.has(name) || this.exact.has(`${name}:${port}`)) return true;
     if (this.matchesPublicUrl(name, port)) return true;
@@ -112,15 +138,17 @@ export function checkHost(
   allowlist: HostAllowlist,
   server: ServerLike | null | undefined,
 ): void {
-  const hosts = [request.headers.get("host") ?? new URL(request.url).host];
-  if (config.trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-host");
-    if (forwarded) hosts.push(forwarded.split(",")[0]!.trim());
-  }
-  const port = config.trustProxy && hosts.length > 1 ? undefined : server?.port;
-  for (const host of hosts) {
-    if (!allowlist.allows(host, port)) throw new ApiError("forbidden", GUARD_MESSAGES.foreignHost(host.slice(0, 100)));
-  }
+  const host = request.headers.get("host") ?? new URL(request.url).host;
+  const header = config.trustProxy ? request.headers.get("x-forwarded-host") : null;
+  const forwarded = header ? header.split(",")[0]!.trim() : undefined;
+  // Behind a proxy that forwards the Host, the listening port says nothing about either name.
+  const port = forwarded === undefined ? server?.port : undefined;
+  refuseUnlessAllowed(allowlist, host, port);
+  if (forwarded !== undefined) refuseUnlessAllowed(allowlist, forwarded, port);
+}
+
+function refuseUnlessAllowed(allowlist: HostAllowlist, host: string, port: number | undefined): void {
+  if (!allowlist.allows(host, port)) throw new ApiError("forbidden", GUARD_MESSAGES.foreignHost(host.slice(0, 100)));
 }
 
 /**
