@@ -64,19 +64,25 @@ export function idempotency(deps: AppDeps) {
         return {
           idempotently: async <A extends IdempotentAnswer>(work: (tx: Executor) => Promise<A>): Promise<A["body"]> => {
             if (!merchant) throw new Error("an idempotent route needs the merchant of its auth; got none");
+            const key = idempotencyKeyOf(headers, body);
+            if (key === undefined) {
+              // Most writes: nothing to store or replay, so the work is one unit of work and no more.
+              const answer = await deps.db.transaction(work);
+              await answer.afterCommit?.();
+              set.status = answer.status;
+              return answer.body as A["body"];
+            }
             const scope = typeof route === "string" ? route : route.scope;
             const request = typeof route === "string" ? (body ?? {}) : route.request({ body, params });
             let afterCommit: (() => Promise<unknown>) | undefined;
-            const key = idempotencyKeyOf(headers, body);
             const result = await runIdempotent(
               deps.db,
               {
                 merchantId: merchant.id,
-                // Scope and time are stored with a key; without one (most writes) neither is needed.
-                scope: key === undefined ? scope : fillScope(scope, params),
+                scope: fillScope(scope, params),
                 key,
                 body: request,
-                now: key === undefined ? "" : deps.clock.timestamp(merchant.id),
+                now: deps.clock.timestamp(merchant.id),
               },
               async (tx) => {
                 const answer = await work(tx);

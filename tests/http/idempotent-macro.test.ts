@@ -89,6 +89,18 @@ describe("the idempotent macro", () => {
     expect(receipts).toEqual(["a"]);
   });
 
+  test("without a key each request answers its own status and body, runs afterCommit, and is not replayed", async () => {
+    const app = demoApp();
+    const first = await post(app, "/thing/a/touch", { n: 1 });
+    const second = await post(app, "/thing/a/touch", { n: -1 });
+    expect(first).toEqual({ status: 201, replayed: null, body: { id: "a", n: 1, run: 1 } });
+    expect(second).toEqual({ status: 402, replayed: null, body: { id: "a", n: -1, run: 2 } });
+    expect(receipts).toEqual(["a", "a"]);
+    const failed = await post(app, "/fails", {});
+    expect(failed.status).toBe(500);
+    expect(receipts).toEqual(["a", "a"]);
+  });
+
   test("the same key with another body is a 409, and the work does not run", async () => {
     const app = demoApp();
     await post(app, "/thing/a/touch", { n: 1 }, "k");
