@@ -252,7 +252,7 @@ describe("POST /charge", () => {
     const res = await ctx.call("POST", "/charge", { body: { payment_method_id: pm.id, total: 1 } });
     expect(res.status).toBe(422);
     expect(res.body.message).toContain("expired");
-  });
+  }, 30_000);
 });
 
 describe("payment methods", () => {

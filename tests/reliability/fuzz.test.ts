@@ -56,7 +56,7 @@ describe("fuzzing every route", () => {
     expect(
       problems.some((p) => p.startsWith("rejected with 422 but wrote rows @ http://localhost/fuzz-probe/write/")),
     ).toBe(true);
-  });
+  }, 30_000);
 });
 
 describe("what the fuzzer found, fixed at the root", () => {
