@@ -1,4 +1,5 @@
 import { getBatched, sql, type Executor } from "../database";
+import { sameMerchant } from "./keys";
 import { containsText, insertionOrder } from "./order";
 
 export interface CustomerRow {
@@ -33,7 +34,7 @@ export type CustomerColumns = Omit<CustomerRow, "id" | "merchant_id" | "gravatar
 
 /** A customer of this merchant (deleted ones included). */
 export function findCustomer(ex: Executor, merchantId: string, id: string): Promise<CustomerRow | undefined> {
-  return ex.get<CustomerRow>(sql`SELECT * FROM customers WHERE id = ${id} AND merchant_id = ${merchantId}`);
+  return ex.get<CustomerRow>(sql`SELECT * FROM customers WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`);
 }
 
 /**
@@ -47,8 +48,8 @@ export function findCustomerOfPaymentMethod(
 ): Promise<CustomerRow | undefined> {
   return ex.get<CustomerRow>(
     sql`SELECT * FROM customers WHERE id = (
-          SELECT customer_id FROM payment_methods WHERE id = ${paymentMethodId} AND merchant_id = ${merchantId}
-        ) AND merchant_id = ${merchantId}`,
+          SELECT customer_id FROM payment_methods WHERE id = ${paymentMethodId} AND ${sameMerchant(ex, merchantId)}
+        ) AND ${sameMerchant(ex, merchantId)}`,
   );
 }
 

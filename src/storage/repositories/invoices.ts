@@ -1,4 +1,5 @@
 import type { InvoiceStatus } from "../../domain/schemas/invoices";
+import { sameMerchant } from "./keys";
 import { rowsOfTable, sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
 import { insertionOrder } from "./order";
 
@@ -40,7 +41,7 @@ export interface InvoiceFilters {
 }
 
 export function findInvoice(ex: Executor, merchantId: string, id: string): Promise<InvoiceRow | undefined> {
-  return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id} AND merchant_id = ${merchantId}`);
+  return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`);
 }
 
 /**
@@ -53,7 +54,7 @@ export function lockInvoice(ex: Executor, merchantId: string, id: string): Promi
   // NO KEY: the key-share locks of rows being inserted that name the invoice (a refund's child
   // transaction) do not wait for it, nor it for them; two such units would deadlock on FOR UPDATE.
   const lock = sql.raw(ex.dialect === "postgres" ? " FOR NO KEY UPDATE" : "");
-  return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`);
+  return ex.get<InvoiceRow>(sql`SELECT * FROM invoices WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}${lock}`);
 }
 
 /** An invoice of any merchant by id (the hosted pages, where the unguessable id is the capability). */
@@ -260,8 +261,8 @@ export async function markInvoice(
 ): Promise<void> {
   const query =
     column === "sent_at"
-      ? sql`UPDATE invoices SET sent_at = COALESCE(sent_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`
-      : sql`UPDATE invoices SET viewed_at = COALESCE(viewed_at, ${now}) WHERE id = ${id} AND merchant_id = ${merchantId}`;
+      ? sql`UPDATE invoices SET sent_at = COALESCE(sent_at, ${now}) WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`
+      : sql`UPDATE invoices SET viewed_at = COALESCE(viewed_at, ${now}) WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`;
   const batch = column === "sent_at" ? sentBatch(merchantId, id, now) : undefined;
   await writeBehind(ex, query, { independent: true, batch });
 }

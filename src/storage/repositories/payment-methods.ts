@@ -1,8 +1,9 @@
 import type { CardBrand } from "../../../packages/rules/card-rules";
+import { sameMerchant } from "./keys";
 import type { Outcome } from "../../../packages/rules/test-data";
 import type { CheckResult } from "../../../packages/rules/checks";
 import type { BinType } from "../../domain/surcharge";
-import { getBatched, rowsOfTable, sql, writeBehind, type Executor, type WriteBatch } from "../database";
+import { getBatched, rowsOfTable, sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
 import { insertionOrder } from "./order";
 import { findCustomerOfPaymentMethod, type CustomerRow } from "./customers";
 
@@ -45,7 +46,9 @@ export interface PaymentMethodRow {
 }
 
 export function findPaymentMethod(ex: Executor, merchantId: string, id: string): Promise<PaymentMethodRow | undefined> {
-  return ex.get<PaymentMethodRow>(sql`SELECT * FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`);
+  return ex.get<PaymentMethodRow>(
+    sql`SELECT * FROM payment_methods WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`,
+  );
 }
 
 /** A payment method as a charge reads it: with whether an outcome sequence is armed for its card. */
@@ -53,6 +56,26 @@ export type ChargeablePaymentMethodRow = PaymentMethodRow & {
   /** 1 when POST /_sandbox/outcomes armed this card or account (its fingerprint) and some are pending. */
   outcomes_armed: number;
 };
+
+/**
+ * `outcomes_armed` of the payment method `pm` (a table or alias): 1 when an outcome sequence is armed
+ * for its card or account (any payment method of the merchant with its fingerprint). On PostgreSQL
+ * sought from the merchant's outcomes (none, for most merchants) to each one's payment method by its
+ * key, in that order whatever the planner's statistics say: as a join, planned while the tables
+ * were nearly empty, it read every payment method of every merchant by fingerprint for each charge
+ * (tests/storage/postgres-plans.test.ts). SQLite keeps the join (tests/storage/query-plans.test.ts).
+ */
+function outcomesArmed(ex: Executor, pm: string): Sql {
+  return ex.dialect === "postgres"
+    ? sql.raw(`CASE WHEN EXISTS (
+          SELECT 1 FROM sandbox_outcomes o WHERE o.merchant_id = ${pm}.merchant_id
+            AND (SELECT q.fingerprint FROM payment_methods q WHERE q.id = o.payment_method_id) = ${pm}.fingerprint
+        ) THEN 1 ELSE 0 END AS outcomes_armed`)
+    : sql.raw(`CASE WHEN EXISTS (
+          SELECT 1 FROM sandbox_outcomes o JOIN payment_methods q ON q.id = o.payment_method_id
+          WHERE o.merchant_id = ${pm}.merchant_id AND q.fingerprint = ${pm}.fingerprint
+        ) THEN 1 ELSE 0 END AS outcomes_armed`);
+}
 
 /**
  * A charge's one read of its payment method, which also says whether an outcome sequence is armed
@@ -65,11 +88,8 @@ export function findChargeablePaymentMethod(
   id: string,
 ): Promise<ChargeablePaymentMethodRow | undefined> {
   return ex.get<ChargeablePaymentMethodRow>(
-    sql`SELECT *, CASE WHEN EXISTS (
-          SELECT 1 FROM sandbox_outcomes o JOIN payment_methods q ON q.id = o.payment_method_id
-          WHERE o.merchant_id = payment_methods.merchant_id AND q.fingerprint = payment_methods.fingerprint
-        ) THEN 1 ELSE 0 END AS outcomes_armed
-        FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`,
+    sql`SELECT *, ${outcomesArmed(ex, "payment_methods")}
+        FROM payment_methods WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`,
   );
 }
 
@@ -94,24 +114,23 @@ export async function findChargeableWithCustomer(
   }
   const row = await getBatched<ChargeablePaymentMethodRow & { _customer: CustomerRow | null }>(
     ex,
-    sql`SELECT *, CASE WHEN EXISTS (
-          SELECT 1 FROM sandbox_outcomes o JOIN payment_methods q ON q.id = o.payment_method_id
-          WHERE o.merchant_id = payment_methods.merchant_id AND q.fingerprint = payment_methods.fingerprint
-        ) THEN 1 ELSE 0 END AS outcomes_armed,
+    sql`SELECT *, ${outcomesArmed(ex, "payment_methods")},
         (SELECT row_to_json(c) FROM customers c
-          WHERE c.id = payment_methods.customer_id AND c.merchant_id = payment_methods.merchant_id) AS _customer
-        FROM payment_methods WHERE id = ${id} AND merchant_id = ${merchantId}`,
+          WHERE c.id = payment_methods.customer_id
+            AND ${sameMerchant(ex, sql.raw("payment_methods.merchant_id"), "c.merchant_id")}) AS _customer
+        FROM payment_methods WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`,
     {
-      // Concurrent charges' reads in one statement: the same columns, for every (id, merchant) pair.
+      // Concurrent charges' reads in one statement: the same columns, for every (id, merchant) pair,
+      // each sought by its key (LATERAL … LIMIT 1 keeps the planner from joining them by hash to a
+      // sequential scan of every payment method, as it did on a nearly empty table).
       key: "findChargeableWithCustomer",
       row: { id, merchant_id: merchantId },
-      select: (rows) => sql`SELECT p.*, k._row, CASE WHEN EXISTS (
-          SELECT 1 FROM sandbox_outcomes o JOIN payment_methods q ON q.id = o.payment_method_id
-          WHERE o.merchant_id = p.merchant_id AND q.fingerprint = p.fingerprint
-        ) THEN 1 ELSE 0 END AS outcomes_armed,
-        (SELECT row_to_json(c) FROM customers c WHERE c.id = p.customer_id AND c.merchant_id = p.merchant_id) AS _customer
+      select: (rows) => sql`SELECT p.*, k._row, ${outcomesArmed(ex, "p")},
+        (SELECT row_to_json(c) FROM customers c
+          WHERE c.id = p.customer_id AND ${sameMerchant(ex, sql.raw("p.merchant_id"), "c.merchant_id")}) AS _customer
         FROM json_to_recordset(${rows}) AS k(_row int, id text, merchant_id text)
-        JOIN payment_methods p ON p.id = k.id AND p.merchant_id = k.merchant_id`,
+        CROSS JOIN LATERAL (SELECT * FROM payment_methods
+          WHERE id = k.id AND ${sameMerchant(ex, sql.raw("k.merchant_id"))} LIMIT 1) AS p`,
     },
   );
   if (!row) return {};

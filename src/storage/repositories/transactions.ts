@@ -1,4 +1,5 @@
 import { rowsOfTable, sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
+import { sameMerchant } from "./keys";
 import type { CustomerRow } from "./customers";
 import type { PaymentMethodRow } from "./payment-methods";
 import { containsText, insertionOrder } from "./order";
@@ -84,7 +85,7 @@ export interface TransactionFilters {
 }
 
 export function findTransaction(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | undefined> {
-  return ex.get<TransactionRow>(sql`SELECT * FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId}`);
+  return ex.get<TransactionRow>(sql`SELECT * FROM transactions WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`);
 }
 
 /**
@@ -96,7 +97,7 @@ export function findTransaction(ex: Executor, merchantId: string, id: string): P
 export function lockTransaction(ex: Executor, merchantId: string, id: string): Promise<TransactionRow | undefined> {
   const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
   return ex.get<TransactionRow>(
-    sql`SELECT * FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`,
+    sql`SELECT * FROM transactions WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}${lock}`,
   );
 }
 
@@ -265,7 +266,7 @@ export async function stampReceipt(
 ): Promise<void> {
   const target = column === "receipt_email_at" ? sql`receipt_email_at` : sql`receipt_sms_at`;
   await ex.run(
-    sql`UPDATE transactions SET ${target} = ${now}, updated_at = ${now} WHERE id = ${id} AND merchant_id = ${merchantId}`,
+    sql`UPDATE transactions SET ${target} = ${now}, updated_at = ${now} WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`,
   );
 }
 
@@ -277,7 +278,7 @@ export async function updateTransactionMeta(ex: Executor, id: string, meta: stri
 /** The invoice's own (top-level) transactions: successful ones first, each in creation order. */
 export function transactionsOfInvoice(ex: Executor, merchantId: string, invoiceId: string): Promise<TransactionRow[]> {
   return ex.all<TransactionRow>(
-    sql`SELECT * FROM transactions WHERE invoice_id = ${invoiceId} AND merchant_id = ${merchantId} AND parent_id IS NULL
+    sql`SELECT * FROM transactions WHERE invoice_id = ${invoiceId} AND ${sameMerchant(ex, merchantId)} AND parent_id IS NULL
         ORDER BY success DESC, created_at, ${insertionOrder(ex)}`,
   );
 }
@@ -312,7 +313,7 @@ export function latestOfInvoice(
   invoiceId: string,
 ): Promise<TransactionRow | undefined> {
   return ex.get<TransactionRow>(
-    sql`SELECT * FROM transactions WHERE invoice_id = ${invoiceId} AND merchant_id = ${merchantId} AND parent_id IS NULL
+    sql`SELECT * FROM transactions WHERE invoice_id = ${invoiceId} AND ${sameMerchant(ex, merchantId)} AND parent_id IS NULL
         ORDER BY ${insertionOrder(ex)} DESC LIMIT 1`,
   );
 }
