@@ -60,14 +60,20 @@ export function idempotency(deps: AppDeps) {
       resolve(ctx) {
         const { body, headers, set } = ctx;
         const params = ctx.params as Record<string, string>;
-        const merchant = (ctx as { merchant?: { id: string } }).merchant;
+        const merchant = (ctx as { merchant?: { id: string; active_webhooks?: number } }).merchant;
         return {
           idempotently: async <A extends IdempotentAnswer>(work: (tx: Executor) => Promise<A>): Promise<A["body"]> => {
             if (!merchant) throw new Error("an idempotent route needs the merchant of its auth; got none");
+            // The unit acts for the merchant as the request read it (on PostgreSQL, with its webhooks' count).
+            const { webhooks } = deps.services;
+            const unit =
+              merchant.active_webhooks === undefined
+                ? work
+                : (tx: Executor) => (webhooks.actsFor(tx, merchant), work(tx));
             const key = idempotencyKeyOf(headers, body);
             if (key === undefined) {
               // Most writes: nothing to store or replay, so the work is one unit of work and no more.
-              const answer = await deps.db.transaction(work);
+              const answer = await deps.db.transaction(unit);
               await answer.afterCommit?.();
               set.status = answer.status;
               return answer.body as A["body"];
@@ -85,7 +91,7 @@ export function idempotency(deps: AppDeps) {
                 now: deps.clock.timestamp(merchant.id),
               },
               async (tx) => {
-                const answer = await work(tx);
+                const answer = await unit(tx);
                 afterCommit = answer.afterCommit;
                 return { status: answer.status, body: answer.body };
               },

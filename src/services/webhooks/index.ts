@@ -70,6 +70,8 @@ export class WebhookService {
    * merchant's entry, and so does forget() (the sandbox reset, which deletes rows behind this service's back).
    */
   private readonly active = new Map<string, { id: string; event: string }[]>();
+  /** Units of work that act for a merchant row their request read (actsFor), with that row's count. */
+  private readonly readBy = new WeakMap<Executor, { merchantId: string; activeWebhooks: number }>();
   private readonly listeners: OutboxListener[] = [];
 
   constructor(
@@ -81,6 +83,19 @@ export class WebhookService {
   /** Registers a listener for new pending deliveries. */
   onOutbox(listener: OutboxListener): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * Unit of work `tx` acts for `merchant` as its request read it when it began (the idempotent
+   * routes; on PostgreSQL that read counts the active webhooks, src/storage/repositories/merchants.ts).
+   * An event of that merchant in that unit, when it had none, writes no outbox row: the same rows as
+   * the INSERT … SELECT would write at the unit's end, but for a webhook registered meanwhile,
+   * concurrent with the request, and without the record's JSON or the statement's part. Units that
+   * read no merchant (jobs, other routes) write the INSERT … SELECT as before.
+   */
+  actsFor(tx: Executor, merchant: { id: string; active_webhooks?: number }): void {
+    if (merchant.active_webhooks === undefined) return;
+    this.readBy.set(tx, { merchantId: merchant.id, activeWebhooks: merchant.active_webhooks });
   }
 
   /** Drops what is cached about a merchant's webhooks (after its rows changed outside this service). */
@@ -268,8 +283,11 @@ export class WebhookService {
    */
   enqueue(ex: Executor, event: SandboxEvent): Promise<void> | undefined {
     // On PostgreSQL other processes register webhooks too: the write picks them from the table itself
-    // (INSERT … SELECT, held until the unit's end), so none made elsewhere is missed and no read waits.
+    // (INSERT … SELECT, held until the unit's end), so none made elsewhere is missed and no read waits;
+    // none when the request's own read of its merchant counted no webhook (actsFor).
     if (ex.dialect === "postgres") {
+      const read = this.readBy.get(ex);
+      if (read && read.merchantId === event.merchantId && read.activeWebhooks === 0) return undefined;
       const now = this.clock.now(event.merchantId);
       const merchantId = event.merchantId;
       const dueAtMs = now.getTime();

@@ -1,4 +1,4 @@
-import { getBatched, sql, type Executor } from "../database";
+import { getBatched, sql, type Executor, type Sql } from "../database";
 import { insertionOrder } from "./order";
 
 export interface MerchantRow {
@@ -26,6 +26,25 @@ export interface MerchantRow {
   is_default: number;
   created_at: string;
   updated_at: string;
+  /**
+   * How many active webhooks the merchant has, as the request's own read of it by key or token saw
+   * them: PostgreSQL only (see ACTIVE_WEBHOOKS), where no merchant row is cached.
+   */
+  active_webhooks?: number;
+}
+
+/**
+ * On PostgreSQL, a request's read of its merchant also counts the merchant's active webhooks (one
+ * index seek of a small table). PostgreSQL caches no merchant (src/services/merchants.ts: no
+ * foreignCommitMark), so this is what the database held when the request began: a unit of work of
+ * that request may skip the outbox of a merchant with none (WebhookService.actsFor), since a
+ * webhook registered later, through any process, is concurrent with the request.
+ */
+function activeWebhooks(ex: Executor, merchant: string): Sql {
+  return ex.dialect === "postgres"
+    ? sql.raw(`, (SELECT COUNT(*)::int FROM webhooks w WHERE w.merchant_id = ${merchant}.id
+        AND w.deleted_at IS NULL AND w.disabled_at IS NULL) AS active_webhooks`)
+    : sql``;
 }
 
 export function findMerchant(ex: Executor, id: string): Promise<MerchantRow | undefined> {
@@ -34,21 +53,23 @@ export function findMerchant(ex: Executor, id: string): Promise<MerchantRow | un
 
 /** The merchant of an API key; on PostgreSQL read together with concurrent requests' (getBatched). */
 export function findMerchantByApiKeyHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {
-  return getBatched<MerchantRow>(ex, sql`SELECT * FROM merchants WHERE api_key_hash = ${hash}`, {
+  const count = activeWebhooks(ex, "merchants");
+  return getBatched<MerchantRow>(ex, sql`SELECT *${count} FROM merchants WHERE api_key_hash = ${hash}`, {
     key: "findMerchantByApiKeyHash",
     row: { hash },
-    select: (rows) => sql`SELECT m.*, k._row FROM json_to_recordset(${rows}) AS k(_row int, hash text)
-      JOIN merchants m ON m.api_key_hash = k.hash`,
+    select: (rows) => sql`SELECT m.*${activeWebhooks(ex, "m")}, k._row
+      FROM json_to_recordset(${rows}) AS k(_row int, hash text) JOIN merchants m ON m.api_key_hash = k.hash`,
   });
 }
 
 /** The merchant of a web payments token; on PostgreSQL read together with concurrent requests' (getBatched). */
 export function findMerchantByTokenHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {
-  return getBatched<MerchantRow>(ex, sql`SELECT * FROM merchants WHERE web_payments_token_hash = ${hash}`, {
+  const count = activeWebhooks(ex, "merchants");
+  return getBatched<MerchantRow>(ex, sql`SELECT *${count} FROM merchants WHERE web_payments_token_hash = ${hash}`, {
     key: "findMerchantByTokenHash",
     row: { hash },
-    select: (rows) => sql`SELECT m.*, k._row FROM json_to_recordset(${rows}) AS k(_row int, hash text)
-      JOIN merchants m ON m.web_payments_token_hash = k.hash`,
+    select: (rows) => sql`SELECT m.*${activeWebhooks(ex, "m")}, k._row
+      FROM json_to_recordset(${rows}) AS k(_row int, hash text) JOIN merchants m ON m.web_payments_token_hash = k.hash`,
   });
 }
 
