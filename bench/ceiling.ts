@@ -15,14 +15,28 @@
  *   turn of the event loop sharing one commit that each answer waits for, as the sandbox does. The
  *   second argument is a copy of the bench's seeded database (the default merchant charges).
  *
+ * - `route`: the floor with the route's declaration and answer: `schema`'s SQL, on POST /charge
+ *   declared as the sandbox declares it (its body, headers and seven response schemas), answering
+ *   the stored charge as the sandbox's record (buildRecord of the inserted row, its payment method
+ *   and customer) — what the floor leaves out of "the same Elysia route", so that the difference
+ *   between it and POST /charge is the sandbox's own JavaScript (authentication, the pipeline, the
+ *   charge's rules, the unit of work) and nothing of Elysia's or the answer's.
+ *
  * `elysia`, `memory` and `wal` are issue 19's budget table: what the stack under the sandbox costs
  * on this machine, so the ratio of POST /charge to the ceiling can be read against them.
  */
 import { Database } from "bun:sqlite";
 import { Elysia, t } from "elysia";
 import { configure } from "../src/storage/sqlite/open";
+import { AUTH_ERRORS, DeclinedBody, ErrorBody, TransactionRecord } from "../src/domain/schemas/records";
+import { ChargeBody } from "../src/domain/schemas/charge";
+import { IdempotencyHeaders } from "../src/http/idempotency";
+import { buildRecord } from "../src/services/transactions/records";
+import type { TransactionRow } from "../src/storage/repositories/transactions";
+import type { PaymentMethodRow } from "../src/storage/repositories/payment-methods";
+import type { CustomerRow } from "../src/services/customers";
 
-const MODES = ["bare", "elysia", "memory", "wal", "schema"] as const;
+const MODES = ["bare", "elysia", "memory", "wal", "schema", "route"] as const;
 type Mode = (typeof MODES)[number];
 
 const mode = (process.argv[2] ?? "bare") as Mode;
@@ -45,14 +59,14 @@ function inserter(file: string): (id: string, paymentMethodId: string, total: nu
  * A charge's SQL on the sandbox's schema (see `schema` above): the payment method, its customer and
  * the INSERT of an approved charge, each request in a savepoint of the turn's one transaction.
  */
-interface StoredMethod {
-  id: string;
-  customer_id: string;
-  method: string;
-  card_last_four: string;
+/** The stored charge and what its record is built from (`route` answers it; `schema` its id). */
+interface Stored {
+  row: TransactionRow;
+  pm: PaymentMethodRow;
+  customer: CustomerRow;
 }
 
-function charger(file: string): (paymentMethodId: string, total: number) => Promise<string | null> {
+function charger(file: string): (paymentMethodId: string, total: number) => Promise<Stored | null> {
   const db = new Database(file, { strict: true });
   configure(db); // the sandbox's own connection pragmas
 
@@ -81,13 +95,14 @@ function charger(file: string): (paymentMethodId: string, total: number) => Prom
     }
     const committed = batch;
     savepoint!.run();
-    const method = paymentMethod.get(paymentMethodId, merchant) as StoredMethod | null;
-    const owner = method && (customer.get(method.customer_id, merchant) as { id: string } | null);
+    const method = paymentMethod.get(paymentMethodId, merchant) as PaymentMethodRow | null;
+    const owner = method && (customer.get(method.customer_id, merchant) as CustomerRow | null);
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
+    let row: TransactionRow | null = null;
     if (method && owner) {
       const auth = crypto.randomUUID();
-      insert.get(
+      row = insert.get(
         id,
         merchant,
         owner.id,
@@ -100,11 +115,11 @@ function charger(file: string): (paymentMethodId: string, total: number) => Prom
         auth,
         now,
         now,
-      );
+      ) as TransactionRow;
     }
     release!.run();
     await committed;
-    return method && owner ? id : null;
+    return row && { row, pm: method!, customer: owner! };
   };
 }
 
@@ -121,10 +136,11 @@ function listenBare(): ReturnType<typeof Bun.serve> {
 
 function listenElysia(): number {
   const walFile = process.argv[3];
-  if ((mode === "wal" || mode === "schema") && !walFile)
+  if ((mode === "wal" || mode === "schema" || mode === "route") && !walFile)
     throw new Error(`bench/ceiling.ts ${mode}: give the SQLite file to write`);
   const insert = mode === "memory" ? inserter(":memory:") : mode === "wal" ? inserter(walFile!) : undefined;
-  const charge = mode === "schema" ? charger(walFile!) : undefined;
+  const charge = mode === "schema" || mode === "route" ? charger(walFile!) : undefined;
+  if (mode === "route") return listenRoute(charge!);
   const body = t.Object({
     payment_method_id: t.String(),
     total: t.Number(),
@@ -136,14 +152,40 @@ function listenElysia(): number {
       "/",
       async ({ body, status }) => {
         if (charge) {
-          const id = await charge(body.payment_method_id, body.total);
-          return id ? { id, success: true, total: body.total } : status(404, { message: "No such payment method." });
+          const stored = await charge(body.payment_method_id, body.total);
+          return stored
+            ? { id: stored.row.id, success: true, total: body.total }
+            : status(404, { message: "No such payment method." });
         }
         const id = crypto.randomUUID();
         insert?.(id, body.payment_method_id, body.total);
         return { id, success: true, total: body.total };
       },
       { body },
+    )
+    .listen({ hostname: "127.0.0.1", port: 0 });
+  return app.server!.port!;
+}
+
+/**
+ * `route`: POST /charge declared as src/http/routes/charge.ts declares it, answering the sandbox's
+ * record of the stored charge; no authentication, pipeline, rules or unit of work of the sandbox.
+ */
+function listenRoute(charge: NonNullable<ReturnType<typeof charger>>): number {
+  const app = new Elysia()
+    .get("/", () => ({ ok: true }))
+    .post(
+      "/charge",
+      async ({ body, status }) => {
+        const stored = await charge(body.payment_method_id, Number(body.total));
+        if (!stored) return status(404, { message: "No such payment method.", code: "not_found" });
+        return buildRecord(stored.row, { pm: stored.pm, customer: stored.customer, children: [] });
+      },
+      {
+        body: ChargeBody,
+        headers: IdempotencyHeaders,
+        response: { 200: TransactionRecord, 402: DeclinedBody, ...AUTH_ERRORS, 404: ErrorBody, 409: ErrorBody },
+      },
     )
     .listen({ hostname: "127.0.0.1", port: 0 });
   return app.server!.port!;

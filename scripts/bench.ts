@@ -59,9 +59,11 @@ async function main() {
     const seedStart = performance.now();
     await seed(dbPath, options);
     results.seed_seconds = round((performance.now() - seedStart) / 1000);
-    // The `schema` reference charges into a copy of the same seeded file (bench/ceiling.ts).
+    // The `schema` and `route` references each charge into a copy of the same seeded file (bench/ceiling.ts).
     const schemaDb = join(dir, "schema-reference.sqlite");
     copyFileSync(dbPath, schemaDb);
+    const routeDb = join(dir, "route-reference.sqlite");
+    copyFileSync(dbPath, routeDb);
 
     log("cold starts…");
     // The defaults, as `npm start` runs: request lines off, banner on.
@@ -111,10 +113,12 @@ async function main() {
     const reference: Record<ReferenceMode, Load & { cpu_us_per_request: number }> = {} as never;
     for (const mode of REFERENCE_MODES) {
       log(`reference: ${REFERENCE_LABELS[mode]}…`);
-      const file = mode === "schema" ? schemaDb : join(dir, "reference.sqlite");
+      const file = mode === "schema" ? schemaDb : mode === "route" ? routeDb : join(dir, "reference.sqlite");
       const server = await startServer(BUN, [join(ROOT, "bench/ceiling.ts"), mode, file], "/");
-      await drive(options, "ceiling", server.url, "/", {}, warm);
-      reference[mode] = await withCpu(server.child.pid!, () => drive(options, "ceiling", server.url, "/"));
+      // `route` is POST /charge as the sandbox declares it: sent what /charge is sent, the key included.
+      const [path, extra] = mode === "route" ? ["/charge", { apiKey: API_KEY }] : ["/", {}];
+      await drive(options, "ceiling", server.url, path, extra, warm);
+      reference[mode] = await withCpu(server.child.pid!, () => drive(options, "ceiling", server.url, path, extra));
       await stopChild(server.child);
     }
 
@@ -187,6 +191,7 @@ async function main() {
         ratio_to_ceiling: round(charge.rps / ceil.rps, 3),
         ratio_to_reference_memory: round(charge.rps / reference.memory.rps, 3),
         ratio_to_floor: round(charge.rps / reference.schema.rps, 3),
+        ratio_to_floor_with_route: round(charge.rps / reference.route.rps, 3),
       },
       charge_postgres: pgOne && {
         ...pgOne,

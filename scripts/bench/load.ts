@@ -10,13 +10,14 @@ import { PM_PREFIX, ROOT, round, type Load, type Options, type Scenario } from "
 import { children, cpuMicros, stopChild } from "./processes";
 
 /** The reference servers of bench/ceiling.ts (issue 19's budget table), in the table's order. */
-export const REFERENCE_MODES = ["elysia", "memory", "wal", "schema"] as const;
+export const REFERENCE_MODES = ["elysia", "memory", "wal", "schema", "route"] as const;
 export type ReferenceMode = (typeof REFERENCE_MODES)[number];
 export const REFERENCE_LABELS: Record<ReferenceMode, string> = {
   elysia: "Elysia + TypeBox body schema, no database",
   memory: "+ one INSERT into in-memory SQLite",
   wal: "+ one autocommit INSERT into a WAL file",
   schema: "POST /charge's SQL alone: its two reads and INSERT on the seeded file, group-committed",
+  route: "the same SQL on POST /charge declared as the sandbox declares it, answering the sandbox's record",
 };
 
 /**

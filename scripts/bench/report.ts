@@ -88,6 +88,12 @@ export function report(measured: Measured): void {
       null,
     ],
     [
+      "the floor with the route's declaration and answer: the same SQL on POST /charge declared as the sandbox declares it (body, headers, seven response schemas), answering the stored charge as the sandbox's record (1.7 KB), the key sent; no authentication, pipeline, rules or unit of work",
+      `${Math.round(reference.route.rps).toLocaleString("en")} req/s · p99 ${reference.route.p99} ms · ${r.reference.route.ratio_to_ceiling}× ceiling · ${cpu(reference.route)} · POST /charge is ${r.charge.ratio_to_floor_with_route}× this`,
+      "—",
+      null,
+    ],
+    [
       "POST /charge (fresh payment method, durable)",
       `${Math.round(charge.rps).toLocaleString("en")} req/s · p50 ${charge.p50} ms · p99 ${charge.p99} ms · ${r.charge.ratio_to_ceiling}× ceiling (${r.charge.ratio_to_reference_memory}× Elysia + one in-memory INSERT, ${r.charge.ratio_to_floor}× the floor) · ${cpu(charge)}`,
       "≥ 0.85× the floor, p99 ≤ 10 ms",
