@@ -48,7 +48,7 @@ describe("the bench's route floor", () => {
         headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` },
         body: JSON.stringify({ payment_method_id: `${PM_PREFIX}000000000003`, total: 10.5 }),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
-    const [sandbox, route] = await Promise.all(servers.map((server) => charge(server.url)));
+    const [sandbox, route] = await Promise.all([charge(servers[0]!.url), charge(servers[1]!.url)]);
     expect(sandbox.status).toBe(200);
     expect(route.status).toBe(200);
     expect(Value.Check(TransactionRecord, route.body)).toBe(true);
