@@ -15,6 +15,16 @@ import * as customers from "../../src/storage/repositories/customers";
 import * as invoices from "../../src/storage/repositories/invoices";
 import * as paymentMethods from "../../src/storage/repositories/payment-methods";
 import * as transactions from "../../src/storage/repositories/transactions";
+import * as adjustments from "../../src/storage/repositories/adjustments";
+import * as deposits from "../../src/storage/repositories/deposits";
+import * as disputes from "../../src/storage/repositories/disputes";
+import * as emails from "../../src/storage/repositories/emails";
+import * as files from "../../src/storage/repositories/files";
+import * as invoicePayments from "../../src/storage/repositories/invoice-payments";
+import * as schedules from "../../src/storage/repositories/invoice-schedules";
+import * as items from "../../src/storage/repositories/items";
+import * as links from "../../src/storage/repositories/payment-links";
+import * as webhooks from "../../src/storage/repositories/webhooks";
 import { describePostgres, migratedPostgresDatabase, POSTGRES_TIMEOUT_MS } from "../support/postgres";
 
 /**
@@ -86,6 +96,32 @@ const LOOKUPS: [string, (ex: Executor) => Promise<unknown>, Record<string, strin
     (ex) => customers.findCustomerOfPaymentMethod(ex, "m", "p"),
     { customers: "customers_pkey", payment_methods: "payment_methods_pkey" },
   ],
+  [
+    "adjustmentsOfTransaction",
+    (ex) => adjustments.adjustmentsOfTransaction(ex, "m", "t"),
+    { deposit_adjustments: "deposit_adjustments_by_transaction" },
+  ],
+  ["findDepositOfBatch", (ex) => deposits.findDepositOfBatch(ex, "m", "b"), { deposits: "deposits_batch_id_key" }],
+  ["lockDispute", (ex) => disputes.lockDispute(ex, "m", "d"), { disputes: "disputes_pkey" }],
+  ["findDispute", (ex) => disputes.findDispute(ex, "m", "d"), { disputes: "disputes_pkey" }],
+  [
+    "disputeOfTransaction",
+    (ex) => disputes.disputeOfTransaction(ex, "m", "t"),
+    { disputes: "disputes_transaction_id_key" },
+  ],
+  ["findMerchantEmail", (ex) => emails.findMerchantEmail(ex, "m", "e"), { emails: "emails_pkey" }],
+  ["findFile", (ex) => files.findFile(ex, "m", "f"), { files: "files_pkey" }],
+  [
+    "outsidePaymentsOf",
+    (ex) => invoicePayments.outsidePaymentsOf(ex, "m", "i"),
+    { invoice_payments: "invoice_payments_of_invoice" },
+  ],
+  ["findSchedule", (ex) => schedules.findSchedule(ex, "m", "s"), { invoice_schedules: "invoice_schedules_pkey" }],
+  ["lockSchedule", (ex) => schedules.lockSchedule(ex, "m", "s"), { invoice_schedules: "invoice_schedules_pkey" }],
+  ["findItem", (ex) => items.findItem(ex, "m", "i"), { items: "items_pkey" }],
+  ["findLink", (ex) => links.findLink(ex, "m", "l"), { payment_links: "payment_links_pkey" }],
+  ["lockLink", (ex) => links.lockLink(ex, "m", "l"), { payment_links: "payment_links_pkey" }],
+  ["findWebhook", (ex) => webhooks.findWebhook(ex, "m", "w"), { webhooks: "webhooks_pkey" }],
 ];
 
 describePostgres("PostgreSQL's plans of lookups by key (issue 33)", () => {

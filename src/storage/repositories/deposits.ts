@@ -3,6 +3,7 @@
  * reads of GET /query/deposit and /query/depositDetail over them and their transactions.
  */
 import { sql, type Executor, type Sql } from "../database";
+import { sameMerchant } from "./keys";
 import type { TransactionRow } from "./transactions";
 import { insertionOrder } from "./order";
 import { distinctMerchants } from "./merchant-scan";
@@ -148,7 +149,7 @@ export async function depositsOfBatches(
 }
 
 export function findDepositOfBatch(ex: Executor, merchantId: string, batchId: string): Promise<DepositRow | undefined> {
-  return ex.get(sql`SELECT * FROM deposits WHERE batch_id = ${batchId} AND merchant_id = ${merchantId}`);
+  return ex.get(sql`SELECT * FROM deposits WHERE batch_id = ${batchId} AND ${sameMerchant(ex, merchantId)}`);
 }
 
 /** BatchStats of each of `batchIds` (of one merchant), in one query. */

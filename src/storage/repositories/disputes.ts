@@ -5,6 +5,7 @@
  * UNIQUE transaction_id makes scheduling happen once; next_at and status make every step happen once.
  */
 import { sql, type Executor, type Sql } from "../database";
+import { sameMerchant } from "./keys";
 import { distinctMerchants } from "./merchant-scan";
 import { insertionOrder } from "./order";
 
@@ -93,7 +94,7 @@ export async function dueDisputes(ex: Executor, merchantId: string, at: string):
 export async function lockDispute(ex: Executor, merchantId: string, id: string): Promise<DisputeRow | undefined> {
   const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
   const row = await ex.get<DisputeRow>(
-    sql`SELECT * FROM disputes WHERE id = ${id} AND merchant_id = ${merchantId} AND opened_at IS NOT NULL${lock}`,
+    sql`SELECT * FROM disputes WHERE id = ${id} AND ${sameMerchant(ex, merchantId)} AND opened_at IS NOT NULL${lock}`,
   );
   return row && normalize(row);
 }
@@ -101,7 +102,7 @@ export async function lockDispute(ex: Executor, merchantId: string, id: string):
 /** A dispute that has opened, or undefined. */
 export async function findDispute(ex: Executor, merchantId: string, id: string): Promise<DisputeRow | undefined> {
   const row = await ex.get<DisputeRow>(
-    sql`SELECT * FROM disputes WHERE id = ${id} AND merchant_id = ${merchantId} AND opened_at IS NOT NULL`,
+    sql`SELECT * FROM disputes WHERE id = ${id} AND ${sameMerchant(ex, merchantId)} AND opened_at IS NOT NULL`,
   );
   return row && normalize(row);
 }
@@ -113,7 +114,7 @@ export async function disputeOfTransaction(
   transactionId: string,
 ): Promise<DisputeRow | undefined> {
   const row = await ex.get<DisputeRow>(
-    sql`SELECT * FROM disputes WHERE transaction_id = ${transactionId} AND merchant_id = ${merchantId}
+    sql`SELECT * FROM disputes WHERE transaction_id = ${transactionId} AND ${sameMerchant(ex, merchantId)}
           AND opened_at IS NOT NULL`,
   );
   return row && normalize(row);

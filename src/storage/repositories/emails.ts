@@ -3,6 +3,7 @@
  * sandbox sent. Newest first is by seq, which grows with each message.
  */
 import { rowsOfTable, sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
+import { sameMerchant } from "./keys";
 
 export type RelayStatus = "off" | "pending" | "sent" | "failed" | "blocked";
 
@@ -123,7 +124,7 @@ export function findEmail(ex: Executor, id: string): Promise<EmailRow | undefine
 
 /** An e-mail of this merchant, or undefined. */
 export function findMerchantEmail(ex: Executor, merchantId: string, id: string): Promise<EmailRow | undefined> {
-  return ex.get(sql`SELECT * FROM emails WHERE id = ${id} AND merchant_id = ${merchantId}`);
+  return ex.get(sql`SELECT * FROM emails WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`);
 }
 
 export function latestEmail(ex: Executor, merchantId: string): Promise<EmailRow | undefined> {

@@ -3,6 +3,7 @@
  * and records never read the bytes; only serving a file does.
  */
 import { sql, type Executor } from "../database";
+import { sameMerchant } from "./keys";
 import { insertionOrder } from "./order";
 
 export interface FileRow {
@@ -32,7 +33,9 @@ function normalize(row: FileRow): FileRow {
 }
 
 export async function findFile(ex: Executor, merchantId: string, id: string): Promise<FileRow | undefined> {
-  const row = await ex.get<FileRow>(sql`SELECT ${COLUMNS} FROM files WHERE id = ${id} AND merchant_id = ${merchantId}`);
+  const row = await ex.get<FileRow>(
+    sql`SELECT ${COLUMNS} FROM files WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`,
+  );
   return row && normalize(row);
 }
 

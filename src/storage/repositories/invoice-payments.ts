@@ -4,6 +4,7 @@
  * outside_paid_cents, which its status counts beside its transactions.
  */
 import { sql, type Executor } from "../database";
+import { sameMerchant } from "./keys";
 
 export interface OutsidePaymentRow {
   id: string;
@@ -36,7 +37,7 @@ export async function insertOutsidePayment(ex: Executor, p: OutsidePaymentRow): 
 /** The invoice's outside payments, oldest first. */
 export function outsidePaymentsOf(ex: Executor, merchantId: string, invoiceId: string): Promise<OutsidePaymentRow[]> {
   return ex.all<OutsidePaymentRow>(
-    sql`SELECT * FROM invoice_payments WHERE invoice_id = ${invoiceId} AND merchant_id = ${merchantId}
+    sql`SELECT * FROM invoice_payments WHERE invoice_id = ${invoiceId} AND ${sameMerchant(ex, merchantId)}
         ORDER BY created_at, id`,
   );
 }

@@ -4,6 +4,7 @@
  * the invoice and writes the run row keyed (schedule_id, occurrence_at).
  */
 import { sql, type Executor, type Sql } from "../database";
+import { sameMerchant } from "./keys";
 import { insertionOrder } from "./order";
 
 export interface InvoiceScheduleRow {
@@ -43,7 +44,7 @@ const SORT_COLUMNS: Record<NonNullable<ScheduleFilters["sort"]>, string> = {
 
 export function findSchedule(ex: Executor, merchantId: string, id: string): Promise<InvoiceScheduleRow | undefined> {
   return ex.get<InvoiceScheduleRow>(
-    sql`SELECT * FROM invoice_schedules WHERE id = ${id} AND merchant_id = ${merchantId}`,
+    sql`SELECT * FROM invoice_schedules WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`,
   );
 }
 
@@ -55,7 +56,7 @@ export function findSchedule(ex: Executor, merchantId: string, id: string): Prom
 export function lockSchedule(ex: Executor, merchantId: string, id: string): Promise<InvoiceScheduleRow | undefined> {
   const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
   return ex.get<InvoiceScheduleRow>(
-    sql`SELECT * FROM invoice_schedules WHERE id = ${id} AND merchant_id = ${merchantId}${lock}`,
+    sql`SELECT * FROM invoice_schedules WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}${lock}`,
   );
 }
 

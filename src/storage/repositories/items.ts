@@ -1,4 +1,5 @@
 import { sql, type Executor, type Sql } from "../database";
+import { sameMerchant } from "./keys";
 import { containsText, insertionOrder } from "./order";
 
 export interface ItemRow {
@@ -41,7 +42,7 @@ export interface ItemFilters {
 
 /** An item of this merchant (deleted ones included). */
 export function findItem(ex: Executor, merchantId: string, id: string): Promise<ItemRow | undefined> {
-  return ex.get<ItemRow>(sql`SELECT * FROM items WHERE id = ${id} AND merchant_id = ${merchantId}`);
+  return ex.get<ItemRow>(sql`SELECT * FROM items WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`);
 }
 
 /** Items of this merchant by id, in one query (deleted ones included). */

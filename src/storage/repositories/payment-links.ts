@@ -1,4 +1,5 @@
 import { sql, type Executor, type Sql } from "../database";
+import { sameMerchant } from "./keys";
 import { containsText, insertionOrder } from "./order";
 
 export interface PaymentLinkRow {
@@ -44,7 +45,7 @@ const SORT_COLUMNS: Record<PaymentLinkFilters["sort"], string> = {
 /** A live link of this merchant. */
 export function findLink(ex: Executor, merchantId: string, id: string): Promise<PaymentLinkRow | undefined> {
   return ex.get<PaymentLinkRow>(
-    sql`SELECT * FROM payment_links WHERE id = ${id} AND merchant_id = ${merchantId} AND deleted_at IS NULL`,
+    sql`SELECT * FROM payment_links WHERE id = ${id} AND ${sameMerchant(ex, merchantId)} AND deleted_at IS NULL`,
   );
 }
 
@@ -52,7 +53,7 @@ export function findLink(ex: Executor, merchantId: string, id: string): Promise<
 export function lockLink(ex: Executor, merchantId: string, id: string): Promise<PaymentLinkRow | undefined> {
   const lock = sql.raw(ex.dialect === "postgres" ? " FOR UPDATE" : "");
   return ex.get<PaymentLinkRow>(
-    sql`SELECT * FROM payment_links WHERE id = ${id} AND merchant_id = ${merchantId} AND deleted_at IS NULL${lock}`,
+    sql`SELECT * FROM payment_links WHERE id = ${id} AND ${sameMerchant(ex, merchantId)} AND deleted_at IS NULL${lock}`,
   );
 }
 

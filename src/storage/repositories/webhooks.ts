@@ -5,6 +5,7 @@
  * (docs/architecture.md): one repository serves SQLite and PostgreSQL.
  */
 import { sql, writeBehind, type Executor, type Sql, type WriteBatch } from "../database";
+import { sameMerchant } from "./keys";
 import type { DeliveryStatus } from "../../domain/schemas/webhooks";
 
 export interface WebhookRow {
@@ -112,7 +113,7 @@ export function liveWebhooks(
 }
 
 export function findWebhook(ex: Executor, merchantId: string, id: string): Promise<WebhookRow | undefined> {
-  return ex.get(sql`SELECT * FROM webhooks WHERE id = ${id} AND merchant_id = ${merchantId}`);
+  return ex.get(sql`SELECT * FROM webhooks WHERE id = ${id} AND ${sameMerchant(ex, merchantId)}`);
 }
 
 export async function countLiveWebhooks(ex: Executor, merchantId: string): Promise<number> {
