@@ -12,7 +12,6 @@
  */
 import { SQL } from "bun";
 import {
-  renderSql,
   type Database,
   type HoldOptions,
   type ReadBatch,
@@ -20,6 +19,7 @@ import {
   type Sql,
   type Transaction,
 } from "../database";
+import { renderShaped } from "../sql-shapes";
 import type { StatementTrace } from "../statement-count";
 import { BatchedReads } from "./batched-reads";
 import { GroupCommit } from "./group-commit";
@@ -191,7 +191,7 @@ class PgDatabase extends PgRunner implements PostgresDatabase {
    * shares one: a batch's statement (its own, whatever else is out), or {@link query}'s.
    */
   private async alone(q: Sql, ownRoundTrip = true): Promise<ResultArray> {
-    const { text, values } = renderSql(q, "postgres");
+    const { text, values } = renderShaped(q, "postgres");
     this.trace?.sent([text], ownRoundTrip);
     try {
       return (await this.client.unsafe(text, values)) as ResultArray;

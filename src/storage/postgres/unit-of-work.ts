@@ -25,7 +25,8 @@
  * Every round trip is told to the {@link StatementTrace}, if any (the bench and the statement tests).
  */
 import type { ReservedSQL, SQL } from "bun";
-import { renderSql, sql, type HoldOptions, type ReadBatch, type RenderedSql, Sql, type SqlValue } from "../database";
+import { sql, type HoldOptions, type ReadBatch, type RenderedSql, Sql, type SqlValue } from "../database";
+import { renderShaped } from "../sql-shapes";
 import type { StatementTrace } from "../statement-count";
 import type { BatchedReads } from "./batched-reads";
 import { GroupCommit } from "./group-commit";
@@ -112,7 +113,7 @@ function merged(writes: Statement[]): Statement {
   const parts = writes.map((w, index) => sql`${sql.raw(`w${index}`)} AS (${w.held!.query} RETURNING 1)`);
   const counts = writes.map((_, index) => sql.raw(`(SELECT COUNT(*) FROM w${index}) AS w${index}`));
   const query = sql`WITH ${sql.join(parts)} SELECT ${sql.join(counts)}`;
-  const { text, values } = renderSql(query, "postgres");
+  const { text, values } = renderShaped(query, "postgres");
   const answered = (result: ResultArray) =>
     writes.forEach((w, index) => w.held!.options.then?.({ changes: Number(result[0]?.[`w${index}`] ?? 0) }));
   return { text, values, answered };
@@ -142,7 +143,7 @@ export class UnitOfWork {
 
   /** Runs `query`, with whatever is held before it, and answers its rows. */
   async query(query: Sql): Promise<ResultArray> {
-    const { text, values } = renderSql(query, "postgres");
+    const { text, values } = renderShaped(query, "postgres");
     return (await this.send({ text, values }))!;
   }
 
@@ -160,7 +161,7 @@ export class UnitOfWork {
     const answered = options.then && ((result: ResultArray) => options.then!({ changes: result.affectedRows ?? 0 }));
     // Rendered only if sent as it is: a write that goes in a batch of concurrent units never is.
     let rendered: RenderedSql | undefined;
-    const render = () => (rendered ??= renderSql(query, "postgres"));
+    const render = () => (rendered ??= renderShaped(query, "postgres"));
     this.held.push({
       get text() {
         return render().text;

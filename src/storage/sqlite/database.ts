@@ -19,6 +19,7 @@ import { dirname } from "node:path";
 import { configure } from "./open";
 import { migrateSqlite } from "./migrate";
 import { BackgroundCheckpointer } from "./checkpointer";
+import { SqlShapes } from "../sql-shapes";
 import {
   ForeignKeyViolation,
   parameter,
@@ -66,6 +67,8 @@ export class SqliteDatabase implements Database {
   private readonly statements = new Map<string, Statement>();
   /** Statements of static queries (no nested fragments), by their template strings. */
   private readonly byTemplate = new WeakMap<readonly string[], Statement>();
+  /** Statements of queries built from fragments, by their shape (../sql-shapes.ts). */
+  private readonly shapes = new SqlShapes<Statement>("sqlite", (text) => this.statementOf(text));
   private busy = false;
   private readonly waiters: (() => void)[] = [];
   private batchOpen = false;
@@ -102,6 +105,8 @@ export class SqliteDatabase implements Database {
       }
       return { statement, params: query.values.map(parameter) };
     }
+    const shaped = this.shapes.lookup(query);
+    if (shaped) return { statement: shaped.payload, params: shaped.params };
     const { text, values } = renderSql(query, "sqlite");
     return { statement: this.statementOf(text), params: values };
   }
