@@ -28,7 +28,7 @@ export interface MerchantRow {
   updated_at: string;
   /**
    * How many active webhooks the merchant has, as the request's own read of it by key or token saw
-   * them: PostgreSQL only (see ACTIVE_WEBHOOKS), where no merchant row is cached.
+   * them: PostgreSQL only (see activeWebhooks), where no merchant row is cached.
    */
   active_webhooks?: number;
 }
@@ -53,24 +53,32 @@ export function findMerchant(ex: Executor, id: string): Promise<MerchantRow | un
 
 /** The merchant of an API key; on PostgreSQL read together with concurrent requests' (getBatched). */
 export function findMerchantByApiKeyHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {
-  const count = activeWebhooks(ex, "merchants");
-  return getBatched<MerchantRow>(ex, sql`SELECT *${count} FROM merchants WHERE api_key_hash = ${hash}`, {
-    key: "findMerchantByApiKeyHash",
-    row: { hash },
-    select: (rows) => sql`SELECT m.*${activeWebhooks(ex, "m")}, k._row
-      FROM json_to_recordset(${rows}) AS k(_row int, hash text) JOIN merchants m ON m.api_key_hash = k.hash`,
-  });
+  return merchantByHash(ex, "api_key_hash", "findMerchantByApiKeyHash", hash);
 }
 
 /** The merchant of a web payments token; on PostgreSQL read together with concurrent requests' (getBatched). */
 export function findMerchantByTokenHash(ex: Executor, hash: string): Promise<MerchantRow | undefined> {
-  const count = activeWebhooks(ex, "merchants");
-  return getBatched<MerchantRow>(ex, sql`SELECT *${count} FROM merchants WHERE web_payments_token_hash = ${hash}`, {
-    key: "findMerchantByTokenHash",
-    row: { hash },
-    select: (rows) => sql`SELECT m.*${activeWebhooks(ex, "m")}, k._row
-      FROM json_to_recordset(${rows}) AS k(_row int, hash text) JOIN merchants m ON m.web_payments_token_hash = k.hash`,
-  });
+  return merchantByHash(ex, "web_payments_token_hash", "findMerchantByTokenHash", hash);
+}
+
+/** The merchant whose `column` (a unique hash of a credential) is `hash`, batched under `key`. */
+function merchantByHash(
+  ex: Executor,
+  column: "api_key_hash" | "web_payments_token_hash",
+  key: string,
+  hash: string,
+): Promise<MerchantRow | undefined> {
+  const name = sql.raw(column);
+  return getBatched<MerchantRow>(
+    ex,
+    sql`SELECT *${activeWebhooks(ex, "merchants")} FROM merchants WHERE ${name} = ${hash}`,
+    {
+      key,
+      row: { hash },
+      select: (rows) => sql`SELECT m.*${activeWebhooks(ex, "m")}, k._row
+      FROM json_to_recordset(${rows}) AS k(_row int, hash text) JOIN merchants m ON m.${name} = k.hash`,
+    },
+  );
 }
 
 export function findDefaultMerchant(ex: Executor): Promise<MerchantRow | undefined> {
