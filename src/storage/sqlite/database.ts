@@ -22,12 +22,11 @@ import { BackgroundCheckpointer } from "./checkpointer";
 import { SqlShapes } from "../sql-shapes";
 import {
   ForeignKeyViolation,
-  parameter,
   renderSql,
-  Sql,
   UniqueViolation,
   type Database,
   type RunResult,
+  type Sql,
   type SqlValue,
   type Transaction,
 } from "../database";
@@ -65,9 +64,10 @@ export class SqliteDatabase implements Database {
   readonly dialect = "sqlite" as const;
   /** Statements by query text, prepared once. */
   private readonly statements = new Map<string, Statement>();
-  /** Statements of static queries (no nested fragments), by their template strings. */
-  private readonly byTemplate = new WeakMap<readonly string[], Statement>();
-  /** Statements of queries built from fragments, by their shape (../sql-shapes.ts). */
+  /**
+   * Statements by the query's shape (../sql-shapes.ts): a static query (every hot path) by its
+   * template, one built from fragments by the template and its fragments.
+   */
   private readonly shapes = new SqlShapes<Statement>("sqlite", (text) => this.statementOf(text));
   private busy = false;
   private readonly waiters: (() => void)[] = [];
@@ -96,15 +96,6 @@ export class SqliteDatabase implements Database {
 
   /** The prepared statement of a query and its parameters. */
   prepare(query: Sql): { statement: Statement; params: Params } {
-    if (!query.values.some((value) => value instanceof Sql)) {
-      // A static query (every hot path): its statement is found by its template, its values are its parameters.
-      let statement = this.byTemplate.get(query.strings);
-      if (!statement) {
-        statement = this.statementOf(renderSql(query, "sqlite").text);
-        this.byTemplate.set(query.strings, statement);
-      }
-      return { statement, params: query.values.map(parameter) };
-    }
     const shaped = this.shapes.lookup(query);
     if (shaped) return { statement: shaped.payload, params: shaped.params };
     const { text, values } = renderSql(query, "sqlite");
